@@ -1,0 +1,49 @@
+/** Bounds on request size and shape (DESIGN §8). Every bound is a positive integer. */
+export interface Limits {
+  /** All parameter names and values together, in UTF-8 bytes. */
+  readonly maxQueryBytes: number;
+  /** The `filter` value, in UTF-8 bytes. */
+  readonly maxFilterBytes: number;
+  /** Tokens in `filter` (identifiers, keywords, literals, punctuation). */
+  readonly maxTokens: number;
+  /** One string literal's decoded value, in UTF-8 bytes. */
+  readonly maxLiteralBytes: number;
+  /** Literals in one `in` / `not in` list. */
+  readonly maxInValues: number;
+  /** Terms in `sort`. */
+  readonly maxSortTerms: number;
+  /** The `search` value, in UTF-8 bytes. */
+  readonly maxSearchBytes: number;
+  /** AST nodes in `filter`. */
+  readonly maxNodes: number;
+  /** Nesting of AST nodes in `filter`; a chain of one logical operator counts once. */
+  readonly maxExpressionDepth: number;
+  /** Segments in one path, variable included. */
+  readonly maxPathDepth: number;
+  /** Nesting of `any`/`all`. */
+  readonly maxQuantifierDepth: number;
+  /** The encoded cursor, in bytes. */
+  readonly maxCursorBytes: number;
+}
+
+/** Open parentheses nested at once in `filter`; fixed, not configurable. */
+export const MAX_OPEN_PARENTHESES = 128;
+
+/** The defaults of DESIGN §8. */
+export const DEFAULT_LIMITS: Limits = Object.freeze({
+  maxQueryBytes: 16 * 1024,
+  maxFilterBytes: 8 * 1024,
+  maxTokens: 512,
+  maxLiteralBytes: 4 * 1024,
+  maxInValues: 100,
+  maxSortTerms: 5,
+  maxSearchBytes: 256,
+  maxNodes: 100,
+  maxExpressionDepth: 16,
+  maxPathDepth: 8,
+  maxQuantifierDepth: 4,
+  maxCursorBytes: 4096,
+});
+
+/** Defaults of the paging bounds (DESIGN §8). */
+export const DEFAULT_PAGING = Object.freeze({ defaultLimit: 20, maxLimit: 100, maxOffset: 100_000 });

@@ -1,0 +1,133 @@
+import type { Position } from '../errors.ts';
+
+/**
+ * Where a node stands in its parameter's decoded value. The start is a full Position (UTF-8 byte offset,
+ * 1-based line and byte column), so later stages can raise located errors without the source text;
+ * `end` is the exclusive UTF-8 byte offset of the node's last byte.
+ */
+export interface Span extends Position {
+  readonly end: number;
+}
+
+/** A name as written: a field, relation or variable segment of a path. */
+export interface Ident {
+  readonly name: string;
+  readonly span: Span;
+}
+
+/**
+ * A `/`-separated path. Inside a quantifier the parser guarantees `segments[0]` is an active variable
+ * (and that at least one segment follows it); outside any quantifier no segment is a variable.
+ */
+export interface Path {
+  readonly segments: readonly Ident[];
+  readonly span: Span;
+}
+
+/** A string literal; `value` has `''` already turned into `'`. */
+export interface StringLiteral {
+  readonly kind: 'string';
+  readonly value: string;
+  readonly span: Span;
+}
+
+/** A number literal, kept as its exact source text: the field's type decides what it means. */
+export interface NumberLiteral {
+  readonly kind: 'number';
+  readonly text: string;
+  readonly span: Span;
+}
+
+/** `true` or `false`. */
+export interface BooleanLiteral {
+  readonly kind: 'boolean';
+  readonly value: boolean;
+  readonly span: Span;
+}
+
+export type Literal = StringLiteral | NumberLiteral | BooleanLiteral;
+
+/** Operators written `<path> <op> <literal>`. */
+export type ValueOperator = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'startswith' | 'endswith';
+
+/** `<path> <op> <literal>`. */
+export interface ComparisonNode {
+  readonly kind: 'comparison';
+  readonly path: Path;
+  readonly operator: ValueOperator;
+  readonly operatorSpan: Span;
+  readonly value: Literal;
+  readonly span: Span;
+}
+
+/** `<path> in (...)`, or `<path> not in (...)` when `negated`. */
+export interface MembershipNode {
+  readonly kind: 'membership';
+  readonly path: Path;
+  readonly negated: boolean;
+  readonly operatorSpan: Span;
+  readonly values: readonly Literal[];
+  readonly span: Span;
+}
+
+/** `<path> is null`, or `<path> is not null` when `negated`. */
+export interface NullCheckNode {
+  readonly kind: 'nullCheck';
+  readonly path: Path;
+  readonly negated: boolean;
+  readonly operatorSpan: Span;
+  readonly span: Span;
+}
+
+/** `not <operand>`. */
+export interface NotNode {
+  readonly kind: 'not';
+  readonly operand: FilterNode;
+  readonly span: Span;
+}
+
+/** `<left> and <right>` (left-associative). */
+export interface AndNode {
+  readonly kind: 'and';
+  readonly left: FilterNode;
+  readonly right: FilterNode;
+  readonly span: Span;
+}
+
+/** `<left> or <right>` (left-associative). */
+export interface OrNode {
+  readonly kind: 'or';
+  readonly left: FilterNode;
+  readonly right: FilterNode;
+  readonly span: Span;
+}
+
+/** `<path>/any(<variable>: <predicate>)` or `<path>/all(...)`. `path` is the relation path, without `any`/`all`. */
+export interface QuantifierNode {
+  readonly kind: 'quantifier';
+  readonly quantifier: 'any' | 'all';
+  readonly path: Path;
+  readonly variable: Ident;
+  readonly predicate: FilterNode;
+  readonly span: Span;
+}
+
+export type FilterNode = ComparisonNode | MembershipNode | NullCheckNode | NotNode | AndNode | OrNode | QuantifierNode;
+
+/** One term of `sort`: a path and its direction (`-` prefix means descending). */
+export interface SortTerm {
+  readonly path: Path;
+  readonly direction: 'asc' | 'desc';
+  readonly span: Span;
+}
+
+/** The result of parseHTTP: every known parameter, validated for syntax and limits, none yet bound to a schema. */
+export interface ParsedQuery {
+  readonly filter?: FilterNode;
+  readonly sort?: readonly SortTerm[];
+  readonly limit?: number;
+  readonly offset?: number;
+  readonly cursor?: string;
+  readonly count?: boolean;
+  readonly search?: string;
+}

@@ -1,0 +1,154 @@
+/**
+ * Real databases for tests: an in-memory SQLite, and a PostgreSQL database created for this run and dropped after.
+ *
+ * PostgreSQL is reached as DESIGN §9 says: `LISTQL_PG_URL` if set; else a testcontainers PostgreSQL when a Docker
+ * engine answers and `@testcontainers/postgresql` is installed; else `postgresql://postgres@127.0.0.1:5432/postgres`.
+ * When none answers, the suite fails saying how to provide one. It never skips silently.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import type { EntityManager, EntitySchema, MikroORM } from '@mikro-orm/core';
+import pg from 'pg';
+import { suite, type Test } from 'uvu';
+
+export type Dialect = 'sqlite' | 'postgresql';
+export const DIALECTS: readonly Dialect[] = ['sqlite', 'postgresql'];
+
+const DEFAULT_PG_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+let adminUrl: Promise<string> | undefined;
+
+/** Find a PostgreSQL server to create test databases on, once per process. */
+export function postgresAdminUrl(): Promise<string> {
+  adminUrl ??= locatePostgres();
+  return adminUrl;
+}
+
+async function locatePostgres(): Promise<string> {
+  if (process.env.LISTQL_PG_URL) return process.env.LISTQL_PG_URL;
+  if (existsSync('/var/run/docker.sock')) {
+    const url = await startContainer().catch(() => undefined);
+    if (url) return url;
+  }
+  const client = new pg.Client({ connectionString: DEFAULT_PG_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return DEFAULT_PG_URL;
+  } catch (err) {
+    throw new Error(
+      `No PostgreSQL for the tests: set LISTQL_PG_URL=postgresql://user@host:port/db, start a Docker engine ` +
+        `(with @testcontainers/postgresql installed), or run PostgreSQL at ${DEFAULT_PG_URL}. (${(err as Error).message})`,
+    );
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function startContainer(): Promise<string | undefined> {
+  const moduleName = '@testcontainers/postgresql';
+  const mod = (await import(moduleName).catch(() => undefined)) as
+    | { PostgreSqlContainer: new (image: string) => { start(): Promise<{ getConnectionUri(): string }> } }
+    | undefined;
+  if (!mod) return undefined;
+  const container = await new mod.PostgreSqlContainer('postgres:15').start();
+  return container.getConnectionUri();
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: await postgresAdminUrl() });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A MikroORM instance on a fresh database of the dialect, and the way to drop it. */
+export interface TestDatabase {
+  readonly dialect: Dialect;
+  readonly orm: MikroORM;
+  /** The PostgreSQL connection URL of this database (undefined on SQLite). */
+  readonly url?: string;
+  dispose(): Promise<void>;
+}
+
+type AnyEntity = EntitySchema<any> | (new (...args: any[]) => object);
+
+/** Create a fresh database for `dialect`, create the schema of `entities` in it, and return an ORM on it. */
+export async function openDatabase(
+  dialect: Dialect,
+  entities: readonly AnyEntity[],
+  options: Record<string, unknown> = {},
+): Promise<TestDatabase> {
+  if (dialect === 'sqlite') {
+    const { MikroORM } = await import('@mikro-orm/sqlite');
+    const orm = await MikroORM.init({ entities: [...entities], dbName: ':memory:', debug: false, ...options });
+    await orm.schema.create();
+    return { dialect, orm, dispose: () => orm.close(true) };
+  }
+  const database = `listql_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await admin((c) => c.query(`create database "${database}"`));
+  const url = withDatabase(await postgresAdminUrl(), database);
+  const { MikroORM } = await import('@mikro-orm/postgresql');
+  try {
+    const orm = await MikroORM.init({ entities: [...entities], clientUrl: url, debug: false, ...options });
+    await orm.schema.create();
+    return {
+      dialect,
+      orm,
+      url,
+      async dispose() {
+        await orm.close(true);
+        await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
+      },
+    };
+  } catch (err) {
+    await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
+    throw err;
+  }
+}
+
+/** The context every dialect suite's tests receive. */
+export interface DialectContext {
+  db: TestDatabase;
+  /** A fresh EntityManager fork per test. */
+  em: EntityManager;
+}
+
+/**
+ * Define the same tests once per dialect: `define` runs for SQLite and for PostgreSQL, each with its own
+ * database, schema and seed. Suites are named `<name> [<dialect>]`.
+ */
+export function eachDialect(
+  name: string,
+  setup: {
+    entities: readonly AnyEntity[];
+    seed?: (em: EntityManager) => Promise<void>;
+    options?: Record<string, unknown>;
+  },
+  define: (test: Test<DialectContext>, dialect: Dialect) => void,
+): void {
+  for (const dialect of DIALECTS) {
+    const s = suite<DialectContext>(`${name} [${dialect}]`, {} as DialectContext);
+    s.before(async (ctx) => {
+      ctx.db = await openDatabase(dialect, setup.entities, setup.options);
+      if (setup.seed) await setup.seed(ctx.db.orm.em.fork());
+    });
+    s.before.each((ctx) => {
+      ctx.em = ctx.db.orm.em.fork();
+    });
+    s.after(async (ctx) => {
+      await ctx.db?.dispose();
+    });
+    define(s, dialect);
+    s.run();
+  }
+}
