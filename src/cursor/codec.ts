@@ -1,0 +1,104 @@
+import { ListError } from '../errors.ts';
+
+/**
+ * How one cursor key is written in JSON. Integers and floats are JSON numbers; bigints, decimals, timestamps and
+ * dates are strings so they stay exact; booleans are JSON booleans; `null` is SQL NULL (allowed when `nullable`).
+ */
+export type CursorKeyType = 'integer' | 'float' | 'bigint' | 'decimal' | 'string' | 'boolean' | 'timestamp' | 'date';
+
+/** The expected shape of one key: its JSON type and whether NULL may appear. */
+export interface CursorKeySpec {
+  readonly type: CursorKeyType;
+  readonly nullable: boolean;
+}
+
+/** What a cursor must match to be accepted: the current effective sort's signature and key shapes. */
+export interface CursorExpectation {
+  readonly signature: string;
+  readonly keys: readonly CursorKeySpec[];
+  readonly maxCursorBytes: number;
+}
+
+/** A cursor key value as carried in JSON. */
+export type CursorValue = string | number | boolean | null;
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+const INTEGER = /^-?(0|[1-9][0-9]*)$/;
+const DECIMAL = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/** Encode a cursor v1 token: unpadded base64url of the canonical JSON `{"v":1,"s":…,"k":[…]}`. */
+export function encodeCursor(signature: string, keys: readonly CursorValue[]): string {
+  for (const key of keys) {
+    if (typeof key === 'number' && !Number.isFinite(key)) {
+      throw new ListError(
+        'execution_failed',
+        'a sort key holds a non-finite number, which a cursor cannot encode; exclude NaN and Infinity from sorted float columns',
+      );
+    }
+  }
+  return Buffer.from(JSON.stringify({ v: 1, s: signature, k: keys }), 'utf8').toString('base64url');
+}
+
+/** Decode and strictly check a cursor token before any query runs; anything unexpected is `invalid_cursor`. */
+export function decodeCursor(token: string, expect: CursorExpectation): CursorValue[] {
+  if (Buffer.byteLength(token, 'utf8') > expect.maxCursorBytes) fail('the cursor is longer than allowed');
+  if (token.length === 0 || !BASE64URL.test(token) || token.length % 4 === 1) fail('the cursor is not base64url');
+  let doc: unknown;
+  try {
+    doc = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(token, 'base64url')));
+  } catch {
+    fail('the cursor is malformed');
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) fail('the cursor is malformed');
+  const { v, s, k } = doc as Record<string, unknown>;
+  if (v !== 1) fail('the cursor is of an unsupported version');
+  if (typeof s !== 'string' || !Array.isArray(k)) fail('the cursor is malformed');
+  // Canonical form: re-encoding must give back the very same bytes (key order, spacing, number forms, padding bits).
+  if (encodeCanonical(s, k) !== token) fail('the cursor is not in canonical form');
+  if (s !== expect.signature) fail('the cursor was made for another sort');
+  if (k.length !== expect.keys.length) fail('the cursor has the wrong number of keys');
+  k.forEach((value, i) => {
+    if (!fits(value, expect.keys[i]!)) fail('the cursor holds a key of the wrong type');
+  });
+  return k as CursorValue[];
+}
+
+function encodeCanonical(signature: string, keys: unknown[]): string | undefined {
+  try {
+    return Buffer.from(JSON.stringify({ v: 1, s: signature, k: keys }), 'utf8').toString('base64url');
+  } catch {
+    return undefined;
+  }
+}
+
+function fits(value: unknown, spec: CursorKeySpec): boolean {
+  if (value === null) return spec.nullable;
+  switch (spec.type) {
+    case 'integer':
+      return typeof value === 'number' && Number.isSafeInteger(value);
+    case 'float':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'bigint':
+      return typeof value === 'string' && INTEGER.test(value);
+    case 'decimal':
+      return typeof value === 'string' && DECIMAL.test(value);
+    case 'string':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'timestamp':
+      return typeof value === 'string' && TIMESTAMP.test(value);
+    case 'date':
+      return typeof value === 'string' && DATE.test(value);
+    default: {
+      const never: never = spec.type;
+      return never;
+    }
+  }
+}
+
+function fail(message: string): never {
+  throw new ListError('invalid_cursor', message, { parameter: 'cursor' });
+}
