@@ -44,6 +44,8 @@ export interface BoundField {
   readonly sortable: boolean;
   /** Allowed values of an enum field. */
   readonly enumItems?: readonly (string | number)[];
+  /** For integer and bigint fields: the values the MikroORM type allows (integer 32-bit, smallint 16 …). */
+  readonly range?: { readonly min: bigint; readonly max: bigint };
   /** For datetime fields: whether the column keeps a time zone (literals must then carry an offset). */
   readonly timezone?: boolean;
   /** The MikroORM property, for type conversion through `customType`. */

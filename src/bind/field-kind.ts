@@ -1,0 +1,116 @@
+import {
+  BigIntType,
+  BooleanType,
+  CharacterType,
+  DateTimeType,
+  DateType,
+  DecimalType,
+  DoubleType,
+  type EntityProperty,
+  EnumType,
+  FloatType,
+  IntegerType,
+  MediumIntType,
+  type Platform,
+  SmallIntType,
+  StringType,
+  TextType,
+  TinyIntType,
+  type Type,
+  UnknownType,
+  UuidType,
+} from '@mikro-orm/core';
+import type { FieldKind, Operator } from './types.ts';
+
+/** The inclusive range of values an integer type allows. */
+export interface IntegerRange {
+  readonly min: bigint;
+  readonly max: bigint;
+}
+
+/** What a scalar property is to listql: its kind and, for integers, the range its type allows. */
+export interface ScalarShape {
+  readonly kind: FieldKind;
+  readonly range?: IntegerRange;
+}
+
+// Runtime type names that say little about the column: the column type decides when it is known.
+const GENERIC_TYPES = new Set(['number', 'string', 'date', 'object', 'any', 'unknown']);
+
+/** Find the MikroORM type that decides a scalar property's kind, or undefined when it has none. */
+export function mappedTypeOf(prop: EntityProperty, platform: Platform): Type<unknown> | undefined {
+  if (prop.customType) return prop.customType;
+  const declared = typeof prop.type === 'string' ? prop.type : '';
+  const declaredName = declared === 'Date' ? 'datetime' : declared;
+  const column = prop.columnTypes?.[0];
+  const candidates = GENERIC_TYPES.has(declared.toLowerCase()) ? [column, declaredName] : [declaredName, column];
+  for (const name of candidates) {
+    if (!name) continue;
+    const type = platform.getMappedType(name);
+    if (!(type instanceof UnknownType)) return type;
+  }
+  return undefined;
+}
+
+function signedRange(bits: number, unsigned: boolean): IntegerRange {
+  const b = BigInt(bits);
+  return unsigned ? { min: 0n, max: (1n << b) - 1n } : { min: -(1n << (b - 1n)), max: (1n << (b - 1n)) - 1n };
+}
+
+/** Classify a scalar property by its MikroORM type (DESIGN §3); undefined means listql cannot filter or sort it. */
+export function scalarShapeOf(prop: EntityProperty, platform: Platform): ScalarShape | undefined {
+  if (prop.array) return undefined;
+  if (prop.enum || prop.nativeEnumName) return prop.items?.length ? { kind: 'enum' } : undefined;
+  const type = mappedTypeOf(prop, platform);
+  if (!type) return undefined;
+  const unsigned = prop.unsigned === true;
+  // MediumIntType extends IntegerType, so test it first.
+  if (type instanceof MediumIntType) return { kind: 'integer', range: signedRange(24, unsigned) };
+  if (type instanceof IntegerType) return { kind: 'integer', range: signedRange(32, unsigned) };
+  if (type instanceof SmallIntType) return { kind: 'integer', range: signedRange(16, unsigned) };
+  if (type instanceof TinyIntType) return { kind: 'integer', range: signedRange(8, unsigned) };
+  if (type instanceof BigIntType) return { kind: 'bigint', range: signedRange(64, unsigned) };
+  if (type instanceof DecimalType) return { kind: 'decimal' };
+  if (type instanceof DoubleType || type instanceof FloatType) return { kind: 'float' };
+  if (type instanceof BooleanType) return { kind: 'boolean' };
+  if (type instanceof DateTimeType) return { kind: 'datetime' };
+  if (type instanceof DateType) return { kind: 'date' };
+  if (type instanceof UuidType) return { kind: 'uuid' };
+  if (type instanceof StringType || type instanceof TextType || type instanceof CharacterType)
+    return { kind: 'string' };
+  if (type instanceof EnumType) return prop.items?.length ? { kind: 'enum' } : undefined;
+  return undefined;
+}
+
+const ORDERING: readonly Operator[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin'];
+const EQUALITY: readonly Operator[] = ['eq', 'ne', 'in', 'nin'];
+
+/** Operators each kind supports; `filterable()` without arguments enables all of them (plus `null` when nullable). */
+export const OPERATORS_BY_KIND: Readonly<Record<FieldKind, readonly Operator[]>> = Object.freeze({
+  string: [...ORDERING, 'contains', 'startswith', 'endswith'],
+  integer: ORDERING,
+  bigint: ORDERING,
+  decimal: ORDERING,
+  float: ORDERING,
+  datetime: ORDERING,
+  date: ORDERING,
+  enum: EQUALITY,
+  uuid: EQUALITY,
+  boolean: ['eq', 'ne'],
+});
+
+/** Tell whether an operator fits a field of this kind and nullability. */
+export function operatorFits(operator: Operator, kind: FieldKind, nullable: boolean): boolean {
+  return operator === 'null' ? nullable : OPERATORS_BY_KIND[kind].includes(operator);
+}
+
+/** List the operators `filterable()` enables by default for a field. */
+export function defaultOperators(kind: FieldKind, nullable: boolean): readonly Operator[] {
+  return nullable ? [...OPERATORS_BY_KIND[kind], 'null'] : OPERATORS_BY_KIND[kind];
+}
+
+/** Tell whether a datetime column keeps a time zone (PostgreSQL `timestamptz`). */
+export function keepsTimeZone(prop: EntityProperty): boolean {
+  const column = (prop.columnTypes?.[0] ?? '').toLowerCase();
+  return column.startsWith('timestamptz') || column.includes('with time zone');
+}

@@ -1,0 +1,172 @@
+import type { Platform } from '@mikro-orm/core';
+import type { Literal } from '../syntax/ast.ts';
+import type { BoundField } from './types.ts';
+
+/** A literal checked against a field: its database value, or why it does not fit. */
+export type LiteralResult =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly reason: string };
+
+const INTEGER = /^-?(?:0|[1-9]\d*)$/;
+const NUMBER = /^(-?)(0|[1-9]\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Longest decimal accepted after expanding an exponent: `1e999999` must not become a megabyte string. */
+const MAX_DECIMAL_DIGITS = 1000;
+
+const fail = (reason: string): LiteralResult => ({ ok: false, reason });
+const ok = (value: unknown): LiteralResult => ({ ok: true, value });
+
+/**
+ * Check a literal against a field's type (DESIGN §3) and convert it to the value bound as a query parameter,
+ * through the property's MikroORM type.
+ */
+export function convertLiteral(field: BoundField, literal: Literal, platform: Platform): LiteralResult {
+  const checked = toJsValue(field, literal);
+  if (!checked.ok) return checked;
+  try {
+    return ok(toDatabaseValue(field, checked.value, platform));
+  } catch {
+    // A custom type refusing the value is the client's mistake, not a server failure.
+    return fail(`the value does not fit the type of '${field.publicName}'`);
+  }
+}
+
+/** Check a literal for `contains`/`startswith`/`endswith`: a string, kept raw for escaping by the planner. */
+export function likeLiteral(field: BoundField, literal: Literal): LiteralResult {
+  return literal.kind === 'string' ? ok(literal.value) : fail(`expected a string for '${field.publicName}'`);
+}
+
+function toJsValue(field: BoundField, literal: Literal): LiteralResult {
+  const name = field.publicName;
+  switch (field.kind) {
+    case 'string':
+      return literal.kind === 'string' ? ok(literal.value) : fail(`expected a string for '${name}'`);
+    case 'enum':
+      return enumValue(field, literal);
+    case 'uuid':
+      if (literal.kind !== 'string' || !UUID.test(literal.value)) return fail(`expected a UUID string for '${name}'`);
+      return ok(literal.value.toLowerCase());
+    case 'integer':
+    case 'bigint': {
+      if (literal.kind !== 'number' || !INTEGER.test(literal.text))
+        return fail(`expected an integer without fraction or exponent for '${name}'`);
+      const value = BigInt(literal.text);
+      const range = field.range;
+      if (range && (value < range.min || value > range.max)) return fail(`integer out of range for '${name}'`);
+      return ok(field.kind === 'bigint' ? value : Number(value));
+    }
+    case 'decimal': {
+      const text = literal.kind === 'number' ? normalizeDecimal(literal.text) : undefined;
+      return text === undefined
+        ? fail(`expected a number within ${MAX_DECIMAL_DIGITS} digits for '${name}'`)
+        : ok(text);
+    }
+    case 'float': {
+      const value = literal.kind === 'number' ? Number(literal.text) : Number.NaN;
+      return Number.isFinite(value) ? ok(value === 0 ? 0 : value) : fail(`expected a finite number for '${name}'`);
+    }
+    case 'boolean':
+      return literal.kind === 'boolean' ? ok(literal.value) : fail(`expected true or false for '${name}'`);
+    case 'datetime': {
+      const date = literal.kind === 'string' ? parseDateTime(literal.value) : undefined;
+      return date
+        ? ok(date)
+        : fail(`expected an RFC 3339 date-time with offset, at most millisecond precision, for '${name}'`);
+    }
+    case 'date':
+      return literal.kind === 'string' && parseDate(literal.value) !== undefined
+        ? ok(literal.value)
+        : fail(`expected a 'YYYY-MM-DD' calendar date for '${name}'`);
+    default: {
+      const never: never = field.kind;
+      return never;
+    }
+  }
+}
+
+function enumValue(field: BoundField, literal: Literal): LiteralResult {
+  const items = field.enumItems ?? [];
+  const found =
+    literal.kind === 'string'
+      ? items.find((item) => item === literal.value)
+      : literal.kind === 'number' && INTEGER.test(literal.text)
+        ? items.find((item) => typeof item === 'number' && BigInt(item) === BigInt(literal.text))
+        : undefined;
+  if (found !== undefined) return ok(found);
+  const shown = items.slice(0, 10).join(', ') + (items.length > 10 ? ', …' : '');
+  return fail(`expected one of ${shown} for '${field.publicName}'`);
+}
+
+function toDatabaseValue(field: BoundField, value: unknown, platform: Platform): unknown {
+  const { prop } = field;
+  if (prop.customType)
+    return prop.customType.convertToDatabaseValue(value, platform, { fromQuery: true, key: prop.name, mode: 'query' });
+  // Without a custom type MikroORM hands Dates to the platform (SQLite stores epoch milliseconds).
+  if (value instanceof Date) return platform.processDateProperty(value);
+  // Drivers such as better-sqlite3 cannot bind booleans; platforms without a boolean column type store 1/0.
+  if (typeof value === 'boolean' && !/^bool/i.test(platform.getBooleanTypeDeclarationSQL())) return value ? 1 : 0;
+  return value;
+}
+
+/** Rewrite a number literal as a plain decimal string (no exponent, no redundant zeros), exactly. */
+export function normalizeDecimal(text: string): string | undefined {
+  const m = NUMBER.exec(text);
+  if (!m) return undefined;
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] = m;
+  const exp = Number(exponent);
+  if (!Number.isSafeInteger(exp) || Math.abs(exp) > MAX_DECIMAL_DIGITS) {
+    return /^0*$/.test(whole + fraction) ? '0' : undefined;
+  }
+  let digits = whole + fraction;
+  let point = whole.length + exp;
+  const lead = digits.length - digits.replace(/^0+/, '').length;
+  digits = digits.slice(lead);
+  point -= lead;
+  digits = digits.replace(/0+$/, '');
+  if (digits === '') return '0';
+  const length = point <= 0 ? digits.length - point : Math.max(point, digits.length);
+  if (length > MAX_DECIMAL_DIGITS) return undefined;
+  let out: string;
+  if (point <= 0) out = `0.${'0'.repeat(-point)}${digits}`;
+  else if (point >= digits.length) out = digits + '0'.repeat(point - digits.length);
+  else out = `${digits.slice(0, point)}.${digits.slice(point)}`;
+  return sign + out;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+function parseDate(text: string): readonly [number, number, number] | undefined {
+  const m = DATE.exec(text);
+  if (!m) return undefined;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth(y, mo) ? [y, mo, d] : undefined;
+}
+
+/** Parse an RFC 3339 date-time with a required offset; refuse invalid dates and sub-millisecond digits. */
+export function parseDateTime(text: string): Date | undefined {
+  const m = DATETIME.exec(text);
+  if (!m) return undefined;
+  const date = parseDate(`${m[1]}-${m[2]}-${m[3]}`);
+  const [h, mi, s] = [Number(m[4]), Number(m[5]), Number(m[6])];
+  // Leap seconds (60) are refused: JavaScript dates cannot hold them.
+  if (!date || h > 23 || mi > 59 || s > 59) return undefined;
+  const fraction = m[7] ?? '';
+  // A JS Date keeps milliseconds: refuse finer digits rather than silently truncating them.
+  if (/[1-9]/.test(fraction.slice(3))) return undefined;
+  const ms = Number(fraction.slice(0, 3).padEnd(3, '0'));
+  let offset = 0;
+  if (!m[8]) {
+    const [oh, om] = [Number(m[10]), Number(m[11])];
+    if (oh > 23 || om > 59) return undefined;
+    offset = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  const out = new Date(0);
+  out.setUTCFullYear(date[0], date[1] - 1, date[2]);
+  out.setUTCHours(h, mi - offset, s, ms);
+  return out;
+}

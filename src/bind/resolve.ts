@@ -1,0 +1,209 @@
+import { type ErrorCode, ListError } from '../errors.ts';
+import type { FilterNode, Ident, Literal, Path, QuantifierNode, SortTerm, Span } from '../syntax/ast.ts';
+import { convertLiteral, type LiteralResult, likeLiteral } from './literal.ts';
+import type {
+  BoundField,
+  BoundRelation,
+  BoundSchema,
+  FieldRef,
+  Operator,
+  ResolvedFilter,
+  ResolvedQuantifier,
+  ResolvedSortTerm,
+} from './types.ts';
+
+type Parameter = 'filter' | 'sort';
+/** Active quantifier variables and the schema each ranges over. */
+type Scope = ReadonlyMap<string, BoundSchema>;
+
+const NO_VARIABLES: Scope = new Map();
+
+/** Build a ListError located at a span's start (the span's `end` is not part of the public position). */
+function errorAt(code: ErrorCode, message: string, parameter: Parameter, span: Span): ListError {
+  return new ListError(code, message, {
+    parameter,
+    position: { offset: span.offset, line: span.line, column: span.column },
+  });
+}
+
+/** Quote a client-written name, cut short so that messages never echo large input. */
+function shown(name: string): string {
+  return `'${name.length > 64 ? `${name.slice(0, 64)}…` : name}'`;
+}
+
+/** Resolve a filter tree against a bound schema; `scope` holds the active quantifier variables. */
+export function resolveFilter(bound: BoundSchema, node: FilterNode, scope: Scope = NO_VARIABLES): ResolvedFilter {
+  switch (node.kind) {
+    case 'comparison': {
+      const target = fieldPath(bound, node.path, scope, 'filter');
+      requireOperator(target, node.path, node.operator, node.operatorSpan);
+      const like = node.operator === 'contains' || node.operator === 'startswith' || node.operator === 'endswith';
+      const value = literalValue(target.field, node.value, bound, like);
+      if (node.operator === 'contains' || node.operator === 'startswith' || node.operator === 'endswith')
+        return { kind: 'like', target, operator: node.operator, value: value as string, span: node.span };
+      return { kind: 'compare', target, operator: node.operator, value, span: node.span };
+    }
+    case 'membership': {
+      const target = fieldPath(bound, node.path, scope, 'filter');
+      requireOperator(target, node.path, node.negated ? 'nin' : 'in', node.operatorSpan);
+      const values = node.values.map((v) => literalValue(target.field, v, bound, false));
+      return { kind: 'in', target, negated: node.negated, values, span: node.span };
+    }
+    case 'nullCheck': {
+      const target = fieldPath(bound, node.path, scope, 'filter');
+      requireOperator(target, node.path, 'null', node.operatorSpan);
+      return { kind: 'null', target, negated: node.negated, span: node.span };
+    }
+    case 'not':
+      return { kind: 'not', operand: resolveFilter(bound, node.operand, scope), span: node.span };
+    case 'and':
+    case 'or':
+      return {
+        kind: node.kind,
+        left: resolveFilter(bound, node.left, scope),
+        right: resolveFilter(bound, node.right, scope),
+        span: node.span,
+      };
+    case 'quantifier':
+      return quantifier(bound, node, scope);
+    default: {
+      const never: never = node;
+      return never;
+    }
+  }
+}
+
+/** Resolve one sort term: a sortable field reached from the root through to-one relations only. */
+export function resolveSortTerm(bound: BoundSchema, term: SortTerm): ResolvedSortTerm {
+  const target = fieldPath(bound, term.path, NO_VARIABLES, 'sort');
+  if (!target.field.sortable)
+    throw errorAt(
+      'field_not_sortable',
+      `field ${shown(target.field.publicName)} is not sortable`,
+      'sort',
+      term.path.span,
+    );
+  return { target, direction: term.direction };
+}
+
+function requireOperator(target: FieldRef, path: Path, operator: Operator, span: Span): void {
+  const { field } = target;
+  if (!field.filterable)
+    throw errorAt('field_not_filterable', `field ${shown(field.publicName)} is not filterable`, 'filter', path.span);
+  if (!field.operators.has(operator)) {
+    const written = operator === 'nin' ? 'not in' : operator === 'null' ? 'is null' : operator;
+    throw errorAt(
+      'operator_not_allowed',
+      `operator '${written}' is not allowed on field ${shown(field.publicName)}`,
+      'filter',
+      span,
+    );
+  }
+}
+
+function literalValue(field: BoundField, literal: Literal, bound: BoundSchema, like: boolean): unknown {
+  const result: LiteralResult = like ? likeLiteral(field, literal) : convertLiteral(field, literal, bound.platform);
+  if (!result.ok) throw errorAt('invalid_literal', `invalid literal: ${result.reason}`, 'filter', literal.span);
+  return result.value;
+}
+
+/** Where a path starts: the root schema, or the schema of the quantifier variable it begins with. */
+function pathStart(bound: BoundSchema, path: Path, scope: Scope, parameter: Parameter) {
+  if (scope.size === 0) return { schema: bound, variable: undefined, rest: path.segments };
+  const [first, ...rest] = path.segments;
+  const schema = first && scope.get(first.name);
+  if (!first || !schema)
+    throw errorAt(
+      'invalid_relationship',
+      `${shown(first?.name ?? '')} is not an active variable: paths inside any/all start with a variable`,
+      parameter,
+      first?.span ?? path.span,
+    );
+  if (rest.length === 0)
+    throw errorAt(
+      'invalid_relationship',
+      `variable ${shown(first.name)} must be followed by a field`,
+      parameter,
+      path.span,
+    );
+  return { schema, variable: first.name, rest };
+}
+
+/** Walk relation segments that must all be to-one, collecting the hops. */
+function toOneHops(schema: BoundSchema, segments: readonly Ident[], parameter: Parameter) {
+  const hops: BoundRelation[] = [];
+  let current = schema;
+  for (const segment of segments) {
+    const relation = relationAt(current, segment, parameter);
+    if (relation.cardinality === 'many') {
+      const message =
+        parameter === 'sort'
+          ? `cannot sort through to-many relation ${shown(segment.name)}`
+          : `${shown(segment.name)} is a to-many relation: use ${segment.name}/any(…) or ${segment.name}/all(…)`;
+      throw errorAt('invalid_relationship', message, parameter, segment.span);
+    }
+    hops.push(relation);
+    current = relation.target;
+  }
+  return { hops, schema: current };
+}
+
+function relationAt(schema: BoundSchema, segment: Ident, parameter: Parameter): BoundRelation {
+  const relation = schema.relations.get(segment.name);
+  if (relation) return relation;
+  if (schema.fields.has(segment.name))
+    throw errorAt('invalid_relationship', `${shown(segment.name)} is a field, not a relation`, parameter, segment.span);
+  // DESIGN §4: an undisclosed relation is `invalid_relationship`, worded exactly like one that does not exist.
+  throw errorAt('invalid_relationship', `unknown relationship ${shown(segment.name)}`, parameter, segment.span);
+}
+
+function fieldPath(bound: BoundSchema, path: Path, scope: Scope, parameter: Parameter): FieldRef {
+  const start = pathStart(bound, path, scope, parameter);
+  const last = start.rest[start.rest.length - 1] as Ident;
+  const { hops, schema } = toOneHops(start.schema, start.rest.slice(0, -1), parameter);
+  const field = schema.fields.get(last.name);
+  if (!field) {
+    if (schema.relations.has(last.name))
+      throw errorAt(
+        'invalid_relationship',
+        `path ends on relation ${shown(last.name)}: name one of its fields`,
+        parameter,
+        last.span,
+      );
+    throw errorAt('unknown_field', `unknown field ${shown(last.name)}`, parameter, last.span);
+  }
+  const ref: FieldRef = { relations: hops, field, span: path.span };
+  return start.variable === undefined ? ref : { ...ref, variable: start.variable };
+}
+
+function quantifier(bound: BoundSchema, node: QuantifierNode, scope: Scope): ResolvedQuantifier {
+  const start = pathStart(bound, node.path, scope, 'filter');
+  const last = start.rest[start.rest.length - 1] as Ident;
+  const { hops, schema } = toOneHops(start.schema, start.rest.slice(0, -1), 'filter');
+  const relation = relationAt(schema, last, 'filter');
+  if (relation.cardinality === 'one')
+    throw errorAt(
+      'invalid_relationship',
+      `${shown(last.name)} is a to-one relation: ${node.quantifier} needs a to-many relation (write ${last.name}/<field>)`,
+      'filter',
+      last.span,
+    );
+  const name = node.variable.name;
+  if (scope.has(name))
+    throw errorAt(
+      'invalid_relationship',
+      `variable ${shown(name)} shadows an active variable`,
+      'filter',
+      node.variable.span,
+    );
+  const inner = new Map(scope).set(name, relation.target);
+  const resolved: ResolvedQuantifier = {
+    kind: 'quantifier',
+    quantifier: node.quantifier,
+    relations: [...hops, relation],
+    variable: name,
+    predicate: resolveFilter(bound, node.predicate, inner),
+    span: node.span,
+  };
+  return start.variable === undefined ? resolved : { ...resolved, from: start.variable };
+}

@@ -1,0 +1,147 @@
+import { isRaw, type Platform, RawQueryFragment, Utils } from '@mikro-orm/core';
+import type { BasePostgreSqlPlatform } from '@mikro-orm/sql';
+import { type Dialect, dialectOf } from '../plan/dialect.ts';
+
+/** SQL text in the driver's own placeholder style, and the values to send with it. */
+export interface BoundStatement {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}
+
+/**
+ * Turn MikroORM's compiled SQL (`?` values, `??` identifiers, nested raw fragments among the params) into one
+ * statement with real parameters: `$1…$n` on PostgreSQL, `?` on SQLite. It reads placeholders the way MikroORM's
+ * `platform.formatQuery()` does (`\?` is a literal `?`, arrays expand to lists, raw fragments splice in), except
+ * that it skips quoted strings, quoted identifiers and comments, and it sends each value instead of inlining it.
+ *
+ * @example bindStatement(pg, 'select * from "p" where "p"."id" in (?) and ?? = ?', [[1, 2], 'p.name', 'x'])
+ * // { sql: 'select * from "p" where "p"."id" in ($1, $2) and "p"."name" = $3', parameters: [1, 2, 'x'] }
+ */
+export function bindStatement(platform: Platform, sql: string, params: readonly unknown[]): BoundStatement {
+  const dialect = dialectOf(platform);
+  const parameters: unknown[] = [];
+  let out = '';
+
+  const value = (v: unknown): void => {
+    const fragment = fragmentOf(v);
+    if (fragment) emit(fragment.sql, fragment.params);
+    else if (Array.isArray(v) && !isJsonTagged(v)) {
+      v.forEach((item, i) => {
+        if (i > 0) out += ', ';
+        value(item);
+      });
+    } else {
+      parameters.push(driverValue(dialect, platform, v));
+      out += dialect === 'postgresql' ? `$${parameters.length}` : '?';
+    }
+  };
+
+  const identifier = (v: unknown): void => {
+    const fragment = fragmentOf(v);
+    if (fragment) emit(fragment.sql, fragment.params);
+    else out += platform.quoteIdentifier(String(v));
+  };
+
+  const emit = (text: string, values: readonly unknown[]): void => {
+    let next = 0;
+    const take = (): unknown => {
+      if (next >= values.length) throw new Error('listql: more placeholders than parameters in compiled SQL');
+      return values[next++];
+    };
+    let i = 0;
+    let copied = 0;
+    while (i < text.length) {
+      const c = text[i];
+      const skipTo = skipQuotedOrComment(text, i);
+      if (skipTo > i) {
+        i = skipTo;
+        continue;
+      }
+      if (c === '\\' && text[i + 1] === '?') {
+        out += text.slice(copied, i) + '?';
+        i += 2;
+        copied = i;
+      } else if (c === '?') {
+        out += text.slice(copied, i);
+        if (text[i + 1] === '?') {
+          identifier(take());
+          i += 2;
+        } else {
+          value(take());
+          i += 1;
+        }
+        copied = i;
+      } else i++;
+    }
+    out += text.slice(copied);
+    if (next !== values.length) throw new Error('listql: fewer placeholders than parameters in compiled SQL');
+  };
+
+  emit(sql, params);
+  return { sql: out, parameters };
+}
+
+/** Return the index just past a quoted string, quoted identifier or comment starting at `i`, or `i` if none does. */
+function skipQuotedOrComment(text: string, i: number): number {
+  const c = text[i];
+  if (c === "'") {
+    // PostgreSQL E'…' strings escape with backslashes; standard strings (and SQLite's) only double the quote.
+    const backslashes = i > 0 && /[Ee]/.test(text[i - 1] ?? '') && !/[\w$]/.test(text[i - 2] ?? '');
+    return closeQuote(text, i, "'", backslashes);
+  }
+  if (c === '"' || c === '`') return closeQuote(text, i, c, false);
+  if (c === '-' && text[i + 1] === '-') {
+    const end = text.indexOf('\n', i);
+    return end === -1 ? text.length : end + 1;
+  }
+  if (c === '/' && text[i + 1] === '*') {
+    const end = text.indexOf('*/', i + 2);
+    return end === -1 ? text.length : end + 2;
+  }
+  return i;
+}
+
+function closeQuote(text: string, open: number, quote: string, backslashes: boolean): number {
+  let k = open + 1;
+  while (k < text.length) {
+    const c = text[k];
+    if (backslashes && c === '\\') k += 2;
+    else if (c === quote) {
+      if (text[k + 1] !== quote) return k + 1;
+      k += 2;
+    } else k++;
+  }
+  return text.length;
+}
+
+function fragmentOf(v: unknown): RawQueryFragment | undefined {
+  if (isRaw(v)) return v;
+  return typeof v === 'symbol' ? RawQueryFragment.getKnownFragment(v) : undefined;
+}
+
+/** MikroORM tags JSON arrays with a symbol named `JsonProperty` so they are stringified instead of expanded. */
+function isJsonTagged(v: object): boolean {
+  return Object.getOwnPropertySymbols(v).some((s) => s.description === 'JsonProperty');
+}
+
+/** Convert a value to what the driver binds with the meaning MikroORM's inlined literal would have had. */
+function driverValue(dialect: Dialect, platform: Platform, v: unknown): unknown {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'object' && (Utils.isPlainObject(v) || isJsonTagged(v))) return JSON.stringify(v);
+  switch (dialect) {
+    case 'sqlite':
+      // better-sqlite3 binds numbers, bigints, strings, buffers and null only; MikroORM stores dates as epoch ms.
+      if (v instanceof Date) return v.getTime();
+      if (typeof v === 'boolean') return v ? 1 : 0;
+      return v;
+    case 'postgresql':
+      // Same text MikroORM would inline, so timestamps honour the ORM's configured time zone.
+      if (v instanceof Date) return (platform as BasePostgreSqlPlatform).formatDate(v);
+      if (typeof v === 'bigint') return v.toString();
+      return v;
+    default: {
+      const never: never = dialect;
+      throw new Error(`unknown dialect ${String(never)}`);
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import { isRaw } from '@mikro-orm/core';
+import type { QueryBuilder } from '@mikro-orm/sql';
+import { CompiledQuery } from 'kysely';
+import { isListError, ListError } from '../errors.ts';
+import { bindStatement } from './bound-sql.ts';
+import { type ConnectionExecute, type ConnectionInternals, connectionOf, useConnection } from './internals.ts';
+
+/**
+ * Run a QueryBuilder with real server-side parameters; rows keyed by property name, as qb.execute('all') gives.
+ * MikroORM's own `qb.execute()` splices every value into the SQL text; this sends them as bound parameters.
+ *
+ * @example await execute(apply(base, bound, parseHTTP({ filter: "name eq 'x'" })))
+ * // server receives: select "p".* from "product" as "p" where ("p"."name" = $1) … with parameters ['x', …]
+ */
+export async function execute<T = Record<string, unknown>>(qb: QueryBuilder<any>): Promise<T[]> {
+  return failSafely(() => withBoundParameters(qb.clone()).execute<T[]>('all'));
+}
+
+/**
+ * Count the root rows a QueryBuilder selects (each root row once), with real server-side parameters.
+ * Sort, limit and offset are ignored; joins and `distinct` of the base scope cannot inflate the count.
+ */
+export async function executeCount(qb: QueryBuilder<any>): Promise<number> {
+  return failSafely(async () => {
+    const counter = qb.clone();
+    // `count(pk, distinct)`: MikroORM wraps composite keys as `select count(*) from (select distinct …)`.
+    counter.count(undefined, true);
+    counter.limit(undefined).offset(undefined).orderBy([]);
+    const row = await withBoundParameters(counter).execute<{ count?: unknown } | undefined>('get', false);
+    // PostgreSQL returns counts as strings (bigint); SQLite as numbers.
+    return Number(row?.count ?? 0);
+  });
+}
+
+async function failSafely<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (isListError(err)) throw err;
+    throw new ListError('execution_failed', 'the query failed', { cause: err });
+  }
+}
+
+/**
+ * Let a QueryBuilder keep doing everything `execute()` does (replica choice, transaction context, row-level
+ * session context, caching, logging, row mapping), but hand its SQL to a connection that binds parameters.
+ */
+function withBoundParameters<Q extends QueryBuilder<any>>(qb: Q): Q {
+  const connection = connectionOf(qb);
+  const execute: ConnectionExecute = (query, params, method, ctx, loggerContext) =>
+    executeBound(connection, query, params, method ?? 'all', ctx, loggerContext);
+  const bound = new Proxy(connection, {
+    get(target, key) {
+      if (key === 'execute') return execute;
+      const member = Reflect.get(target, key, target);
+      // Bind to the real connection: its methods read private fields, which a proxy receiver lacks.
+      return typeof member === 'function' ? member.bind(target) : member;
+    },
+  });
+  useConnection(qb, bound);
+  return qb;
+}
+
+async function executeBound(
+  connection: ConnectionInternals,
+  query: unknown,
+  params: unknown,
+  method: 'all' | 'get' | 'run',
+  ctx: Parameters<ConnectionExecute>[3],
+  loggerContext: Record<string, unknown> = {},
+): Promise<unknown> {
+  let sql: unknown = query;
+  let values: unknown = params ?? [];
+  if (isRaw(sql)) {
+    values = sql.params;
+    sql = sql.sql;
+  }
+  if (typeof sql !== 'string' || !Array.isArray(values)) throw new Error('listql: unexpected query shape');
+  await connection.ensureConnection();
+  const onQuery = connection.config.get('onQuery') as (sql: string, params: readonly unknown[]) => string;
+  const statement = bindStatement(connection.getPlatform(), onQuery(sql, values), values);
+  const { signal, inflightQueryAbortStrategy, ...logContext } = loggerContext;
+  const abort =
+    signal == null && inflightQueryAbortStrategy == null ? undefined : { signal, inflightQueryAbortStrategy };
+  const client = ctx ?? connection.getClient();
+  return connection.executeQuery(
+    statement.sql,
+    async () => {
+      const compiled = CompiledQuery.raw(statement.sql, [...statement.parameters]);
+      const res = await client.executeQuery(compiled, abort as Parameters<typeof client.executeQuery>[1]);
+      return connection.transformRawResult(res, method);
+    },
+    { ...logContext, query: statement.sql, params: statement.parameters },
+  );
+}

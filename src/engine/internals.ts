@@ -1,0 +1,39 @@
+import type { Configuration, Platform } from '@mikro-orm/core';
+import type { Kysely, QueryBuilder } from '@mikro-orm/sql';
+
+/**
+ * The members of MikroORM 7's SQL connection that bound execution relies on. Some are `protected` in its typings;
+ * they are named here, in one place, so a MikroORM upgrade that moves them fails in one file.
+ */
+export interface ConnectionInternals {
+  readonly config: Configuration;
+  ensureConnection(): Promise<void>;
+  getClient(): Kysely<any>;
+  getPlatform(): Platform;
+  executeQuery<T>(query: string, cb: () => Promise<T>, context?: Record<string, unknown>): Promise<T>;
+  transformRawResult<T>(res: unknown, method: 'all' | 'get' | 'run'): T;
+}
+
+/** The signature MikroORM's QueryBuilder uses to run its SQL on a connection. */
+export type ConnectionExecute = (
+  query: unknown,
+  params?: unknown,
+  method?: 'all' | 'get' | 'run',
+  ctx?: Kysely<any>,
+  loggerContext?: Record<string, unknown>,
+) => Promise<unknown>;
+
+/** The (private) QueryBuilder method that picks the connection it runs on. */
+interface QueryBuilderInternals {
+  getConnection(): ConnectionInternals;
+}
+
+/** Read the connection a QueryBuilder would run on (read replica or primary, as MikroORM chooses). */
+export function connectionOf(qb: QueryBuilder<any>): ConnectionInternals {
+  return (qb as unknown as QueryBuilderInternals).getConnection();
+}
+
+/** Make one QueryBuilder instance run on another connection object; other instances are untouched. */
+export function useConnection(qb: QueryBuilder<any>, connection: object): void {
+  Object.defineProperty(qb, 'getConnection', { value: () => connection, configurable: true });
+}

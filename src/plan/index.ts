@@ -1,0 +1,16 @@
+export { ALIAS_PREFIX, type AliasGenerator, createAliasGenerator, isReservedAlias } from './alias.ts';
+export { apply } from './apply.ts';
+export {
+  type AnyQueryBuilder,
+  type ApplyOptions,
+  applyFilter,
+  applyResolved,
+  type PlannedQuery,
+  planResolved,
+} from './apply-resolved.ts';
+export { type Dialect, dialectOf } from './dialect.ts';
+export type { SqlFragment } from './fragment.ts';
+export { escapeGlob, escapeLike, likeFragment } from './like.ts';
+export { effectiveSort, orderByOf, type SortKey } from './order.ts';
+export { type Paging, type PagingOptions, resolvePaging } from './paging.ts';
+export { compileFilter, type PredicateContext } from './predicate.ts';

@@ -1,0 +1,65 @@
+import type { Platform } from '@mikro-orm/core';
+import { QueryOrder, raw } from '@mikro-orm/sql';
+import type { BoundSchema, ResolvedSortTerm } from '../bind/types.ts';
+import { isRootRef, relationshipError } from './support.ts';
+
+/**
+ * One key of the effective sort: a column, the table alias it belongs to, its direction, and whether it can hold
+ * NULL (a key reached through a LEFT JOIN can, even when its column cannot).
+ */
+export interface SortKey {
+  readonly column: string;
+  /** The alias of the table the column belongs to; undefined means the query's root alias. */
+  readonly alias?: string;
+  readonly direction: 'asc' | 'desc';
+  readonly nullable: boolean;
+  /** The requested term this key comes from; undefined for an appended primary-key tie-breaker. */
+  readonly term?: ResolvedSortTerm;
+}
+
+/**
+ * Compute the effective sort: the requested keys in order, then every root primary-key column not already
+ * present, ascending. The result is a total order, which keyset pagination relies on.
+ */
+export function effectiveSort(bound: BoundSchema, terms: readonly ResolvedSortTerm[]): readonly SortKey[] {
+  const keys: SortKey[] = [];
+  const seen = new Set<string>();
+  const primary = new Set(bound.primaryKey.map((k) => k.column));
+  for (const term of terms) {
+    if (!isRootRef(term.target)) throw relationshipError('sort', term.target.span);
+    const column = term.target.field.column;
+    if (seen.has(column)) continue;
+    seen.add(column);
+    keys.push({
+      column,
+      direction: term.direction,
+      nullable: term.target.field.nullable && !primary.has(column),
+      term,
+    });
+  }
+  for (const key of bound.primaryKey) {
+    if (seen.has(key.column)) continue;
+    seen.add(key.column);
+    keys.push({ column: key.column, direction: 'asc', nullable: false });
+  }
+  return keys;
+}
+
+type OrderEntry = Record<string, QueryOrder>;
+
+/**
+ * Build the `orderBy()` argument for sort keys on the root `alias`. NULLs sort last in both directions:
+ * nullable columns say so (`asc nulls last`, which MikroORM emulates where the dialect lacks it); NOT NULL
+ * columns get a plain `asc`/`desc` so an index can serve the order, backward scans included.
+ */
+export function orderByOf(platform: Platform, alias: string, keys: readonly SortKey[]): OrderEntry[] {
+  return keys.map((key) => {
+    const column = raw(platform.quoteIdentifier(`${key.alias ?? alias}.${key.column}`));
+    return { [column]: direction(key) } as OrderEntry;
+  });
+}
+
+function direction(key: SortKey): QueryOrder {
+  if (!key.nullable) return key.direction === 'asc' ? QueryOrder.ASC : QueryOrder.DESC;
+  return key.direction === 'asc' ? QueryOrder.ASC_NULLS_LAST : QueryOrder.DESC_NULLS_LAST;
+}

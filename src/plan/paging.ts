@@ -1,0 +1,29 @@
+import type { ResolvedQuery } from '../bind/types.ts';
+import { ListError } from '../errors.ts';
+import { DEFAULT_PAGING } from '../limits.ts';
+
+/** Paging bounds for apply() and the engine; each defaults to DEFAULT_PAGING. */
+export interface PagingOptions {
+  readonly defaultLimit?: number;
+  readonly maxLimit?: number;
+  readonly maxOffset?: number;
+}
+
+/** The page a query asks for, within bounds. */
+export interface Paging {
+  readonly limit: number;
+  readonly offset?: number;
+}
+
+/** Compute the page size and offset of a query, refusing any beyond the configured bounds. */
+export function resolvePaging(resolved: Pick<ResolvedQuery, 'limit' | 'offset'>, options: PagingOptions = {}): Paging {
+  const maxLimit = options.maxLimit ?? DEFAULT_PAGING.maxLimit;
+  const maxOffset = options.maxOffset ?? DEFAULT_PAGING.maxOffset;
+  const limit = resolved.limit ?? options.defaultLimit ?? DEFAULT_PAGING.defaultLimit;
+  if (limit > maxLimit)
+    throw new ListError('limit_exceeded', `limit must be at most ${maxLimit}`, { parameter: 'limit' });
+  if (resolved.offset === undefined) return { limit };
+  if (resolved.offset > maxOffset)
+    throw new ListError('limit_exceeded', `offset must be at most ${maxOffset}`, { parameter: 'offset' });
+  return { limit, offset: resolved.offset };
+}

@@ -1,0 +1,74 @@
+import type * as ohm from 'ohm-js';
+import { errorAt, ListError } from '../errors.ts';
+import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
+import type { FilterNode } from './ast.ts';
+import { buildFilter } from './build.ts';
+import { overflowAt } from './bytes.ts';
+import { FILTER_RULE, filterGrammar } from './grammar.ts';
+import { isSpace, KEYWORDS, showChar, showToken } from './keywords.ts';
+import { deepNestingIndex, type LexError, prescanFilter, readToken } from './lexer.ts';
+import { locatorFor } from './locator.ts';
+
+/**
+ * Parse a `filter` value into its AST, enforcing every filter limit.
+ *
+ * @example parseFilter("price gt 10 and tags/any(t: t/name eq 'sale')")
+ * // and(cmp(price gt 10), any(tags t: cmp(t/name eq 'sale')))
+ */
+export function parseFilter(text: string, limits: Limits = DEFAULT_LIMITS): FilterNode {
+  // Cheapest checks first: an over-size value is rejected after reading at most maxFilterBytes characters.
+  const over = overflowAt(text, limits.maxFilterBytes);
+  if (over !== undefined) {
+    const message = `filter is longer than ${limits.maxFilterBytes} bytes`;
+    throw new ListError('limit_exceeded', message, { parameter: 'filter', position: over.position });
+  }
+  const lexError = prescanFilter(text, limits);
+  try {
+    const match = filterGrammar.match(text, FILTER_RULE);
+    if (match.failed()) throw syntaxError(text, match, lexError);
+    return buildFilter(match, text, locatorFor(text), limits);
+  } catch (error) {
+    // Ohm recurses once per nesting level; only a run of `not` words can nest that deep within the limits.
+    if (error instanceof RangeError) {
+      const message = `filter nests deeper than ${limits.maxExpressionDepth} levels`;
+      throw errorAt('limit_exceeded', message, 'filter', text, deepNestingIndex(text, limits.maxExpressionDepth));
+    }
+    throw error;
+  }
+}
+
+/**
+ * Locate a failed match at Ohm's rightmost failure: the end of the longest prefix that still fits the grammar.
+ * It is `invalid_token` when a malformed token sits exactly there, else `invalid_syntax`.
+ */
+function syntaxError(text: string, match: ohm.FailedMatchResult, lexError: LexError | undefined): ListError {
+  const index = match.getRightmostFailurePosition();
+  if (lexError !== undefined && lexError.index === index) {
+    return errorAt('invalid_token', lexError.message, 'filter', text, index);
+  }
+  return errorAt('invalid_syntax', describe(text, index, match), 'filter', text, index);
+}
+
+interface FailureInfo {
+  getText(): string;
+}
+
+/** Say in a few words what went wrong at `index`, quoting at most the token found there. */
+function describe(text: string, index: number, match: ohm.FailedMatchResult): string {
+  if (index >= text.length) return 'unexpected end of input';
+  const before = text.charCodeAt(index - 1);
+  if (isSpace(text.charCodeAt(index))) {
+    return before === 0x2f ? "whitespace is not allowed after '/'" : 'unexpected whitespace';
+  }
+  const end = readToken(text, index);
+  if (typeof end !== 'number') return text[index] === "'" ? 'unexpected string' : `unexpected ${showChar(text, index)}`;
+  const token = text.slice(index, end);
+  if (token === '/' && isSpace(before)) return "whitespace is not allowed before '/'";
+  // Not in ohm-js's type declarations, but public: the failures recorded at the rightmost position.
+  const failures = (match as unknown as { getRightmostFailures(): FailureInfo[] }).getRightmostFailures();
+  const expected = new Set(failures.map((f) => f.getText()));
+  if (token === 'null' && expected.has("'")) return "null is not a literal: write 'is null' or 'is not null'";
+  // A satisfied `rsp` also records a failed extra whitespace, so only whitespace missing right here counts.
+  if (expected.has('whitespace') && !isSpace(before)) return `expected whitespace before ${showToken(token)}`;
+  return KEYWORDS.has(token) ? `unexpected keyword ${showToken(token)}` : `unexpected ${showToken(token)}`;
+}

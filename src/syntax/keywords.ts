@@ -1,0 +1,57 @@
+/** Reserved words of REST grammar v1: exact lower case, never a name (DESIGN §2). Keep in step with grammar.ohm. */
+export const KEYWORDS: ReadonlySet<string> = new Set([
+  'and',
+  'or',
+  'not',
+  'eq',
+  'ne',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'contains',
+  'startswith',
+  'endswith',
+  'in',
+  'is',
+  'null',
+  'any',
+  'all',
+  'true',
+  'false',
+  'asc',
+  'desc',
+]);
+
+/** Tell whether a UTF-16 code unit can start a name: `[A-Za-z_]`. */
+export function isIdentStart(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+}
+
+/** Tell whether a UTF-16 code unit can continue a name: `[A-Za-z0-9_]`. */
+export function isIdentPart(c: number): boolean {
+  return isIdentStart(c) || isDigit(c);
+}
+
+/** Tell whether a UTF-16 code unit is `[0-9]`. */
+export function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+/** Tell whether a UTF-16 code unit is grammar whitespace: SPACE, TAB, CR or LF. */
+export function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
+}
+
+/** Render one character for an error message: printable ones as is, others as U+XXXX. */
+export function showChar(text: string, index: number): string {
+  const cp = text.codePointAt(index) ?? 0;
+  if (cp < 0x20 || cp === 0x7f || (cp >= 0x80 && cp < 0xa0) || (cp >= 0xd800 && cp <= 0xdfff))
+    return `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+  return `'${String.fromCodePoint(cp)}'`;
+}
+
+/** Quote a token for an error message, cut short so a message never carries much of the input. */
+export function showToken(token: string): string {
+  return token.length > 24 ? `'${token.slice(0, 24)}…'` : `'${token}'`;
+}

@@ -1,0 +1,401 @@
+/**
+ * execute()/executeCount() send values as real bound parameters. Proof is taken at the drivers themselves
+ * (pg Client#query, better-sqlite3 Statement#all/get/run/iterate): injection payloads never reach the SQL text,
+ * they arrive among the bound values, and the rows are right. Also: flattening of MikroORM's nested raw
+ * fragments, row mapping identical to qb.execute('all'), counting each root row once, transactions, failures.
+ */
+import { type Collection, type EntityManager, EntitySchema } from '@mikro-orm/core';
+import { type QueryBuilder, raw } from '@mikro-orm/sql';
+import * as assert from 'uvu/assert';
+import { bindStatement } from '../src/engine/bound-sql.ts';
+import { execute, executeCount } from '../src/engine/execute.ts';
+import { isListError } from '../src/errors.ts';
+import { applyResolved } from '../src/plan/index.ts';
+import { catalogEntities, Product, Stock, seedCatalog } from './fixtures/catalog.ts';
+import { captureDriver, type DriverCall } from './helpers/capture.ts';
+import { type Dialect, eachDialect } from './helpers/db.ts';
+import { boundFor, query, resolver } from './helpers/resolved.ts';
+
+type R = ReturnType<typeof resolver>;
+
+function products(em: EntityManager): QueryBuilder<Product> {
+  return (em as any).createQueryBuilder(Product, 'p');
+}
+
+/** The statements that touched the product table (drivers may also see pragmas or `select 1`). */
+function productCalls(calls: readonly DriverCall[]): DriverCall[] {
+  return calls.filter((c) => c.sql.includes('product'));
+}
+
+interface InjectionRow {
+  readonly name: string;
+  readonly payload: string;
+  readonly filter: (r: R, payload: string) => ReturnType<R['eq']>;
+  readonly ids: readonly number[];
+}
+
+const INJECTIONS: readonly InjectionRow[] = [
+  { name: 'quote, OR and comment', payload: "x' OR 1=1 --", filter: (r, p) => r.eq('name', p), ids: [] },
+  {
+    name: 'a statement after a quote',
+    payload: "'; drop table product; --",
+    filter: (r, p) => r.eq('name', p),
+    ids: [],
+  },
+  { name: 'a lone percent sign', payload: '%', filter: (r, p) => r.eq('name', p), ids: [] },
+  { name: 'a percent sign in contains', payload: '%', filter: (r, p) => r.contains('name', p), ids: [5] },
+  { name: 'placeholders inside the value', payload: 'a?b $1 ?? $2', filter: (r, p) => r.eq('name', p), ids: [] },
+  { name: 'the exact row with a quote and %', payload: "O'Brien 100%", filter: (r, p) => r.eq('name', p), ids: [5] },
+  {
+    name: 'a payload inside an in-list',
+    payload: "x') or ('1'='1",
+    filter: (r, p) => r.in('name', ['Alpha', p]),
+    ids: [1],
+  },
+  {
+    name: 'a payload under not',
+    payload: "' or ''='",
+    filter: (r, p) => r.not(r.ne('name', p)),
+    ids: [],
+  },
+];
+
+eachDialect(
+  'execute: values reach the server as bound parameters',
+  { entities: catalogEntities, seed: seedCatalog },
+  (test) => {
+    for (const row of INJECTIONS) {
+      test(row.name, async ({ db, em }) => {
+        const bound = boundFor(db.orm, Product);
+        const qb = applyResolved(products(em), bound, query({ filter: row.filter(resolver(bound), row.payload) }));
+        const { result, calls } = await captureDriver(() => execute<Product>(qb));
+        const sent = productCalls(calls);
+        assert.is(sent.length, 1);
+        const call = sent[0]!;
+        assert.not.ok(call.sql.includes(row.payload), `payload in SQL: ${call.sql}`);
+        assert.ok(
+          call.values.some((v) => typeof v === 'string' && v.includes(row.payload)),
+          `payload not among values: ${JSON.stringify(call.values)}`,
+        );
+        assert.equal(
+          result.map((p) => p.id),
+          row.ids,
+        );
+      });
+    }
+    test('the table survives the payloads', async ({ em }) => {
+      assert.is(await executeCount(products(em)), 6);
+    });
+    test('executeCount binds too', async ({ db, em }) => {
+      const bound = boundFor(db.orm, Product);
+      const r = resolver(bound);
+      const payload = "x' or 'a'='a";
+      const qb = applyResolved(products(em), bound, query({ filter: r.or(r.eq('name', payload), r.eq('id', 2)) }));
+      const { result, calls } = await captureDriver(() => executeCount(qb));
+      const call = productCalls(calls)[0]!;
+      assert.not.ok(call.sql.includes(payload));
+      assert.ok(call.values.includes(payload));
+      assert.is(result, 1);
+    });
+    test("MikroORM's own qb.execute() would inline the same value (why execute() exists)", async ({ db, em }) => {
+      const bound = boundFor(db.orm, Product);
+      const payload = "x' OR 1=1 --";
+      const qb = applyResolved(products(em), bound, query({ filter: resolver(bound).eq('name', payload) }));
+      const { calls } = await captureDriver(() => qb.clone().execute('all'));
+      const call = productCalls(calls)[0]!;
+      assert.ok(call.sql.includes("'x'' OR 1=1 --'"), call.sql);
+      assert.equal(call.values, []);
+    });
+  },
+);
+
+interface BindRow {
+  readonly name: string;
+  readonly sql: string;
+  readonly params: readonly unknown[];
+  /** Expected text with `$n` placeholders; SQLite expects `?` for each. */
+  readonly out: string;
+  readonly values: readonly unknown[];
+}
+
+const BINDS: readonly BindRow[] = [
+  { name: 'values', sql: 'a = ? and b = ?', params: [1, 'x'], out: 'a = $1 and b = $2', values: [1, 'x'] },
+  { name: 'an identifier', sql: '?? = ?', params: ['p.name', 'x'], out: '"p"."name" = $1', values: ['x'] },
+  {
+    name: 'a raw fragment as a value',
+    sql: 'a = ? and c = ?',
+    params: [raw('lower(?)', ['X']), 2],
+    out: 'a = lower($1) and c = $2',
+    values: ['X', 2],
+  },
+  {
+    name: 'a raw fragment as an identifier',
+    sql: '?? = 1',
+    params: [raw('??', ['q.id'])],
+    out: '"q"."id" = 1',
+    values: [],
+  },
+  {
+    name: 'fragments nested twice, in order',
+    sql: 'x = ? and exists (?) and z = ?',
+    params: [0, raw('select 1 where x = ? and y = (?)', [1, raw('select ?', ['z'])]), 3],
+    out: 'x = $1 and exists (select 1 where x = $2 and y = (select $3)) and z = $4',
+    values: [0, 1, 'z', 3],
+  },
+  {
+    name: 'an array expands to a list',
+    sql: 'id in (?)',
+    params: [[1, 2, 3]],
+    out: 'id in ($1, $2, $3)',
+    values: [1, 2, 3],
+  },
+  {
+    name: 'question marks in quotes are not placeholders',
+    sql: `a = '?' and "b?" = ? and \`c?\` = ?`,
+    params: [1, 2],
+    out: `a = '?' and "b?" = $1 and \`c?\` = $2`,
+    values: [1, 2],
+  },
+  {
+    name: 'doubled quotes stay inside the string',
+    sql: "a = 'it''s ?' and b = ?",
+    params: [1],
+    out: "a = 'it''s ?' and b = $1",
+    values: [1],
+  },
+  {
+    name: 'a backslash ends nothing in a standard string',
+    sql: "a like ? escape '\\' and b = ?",
+    params: ['%x%', 1],
+    out: "a like $1 escape '\\' and b = $2",
+    values: ['%x%', 1],
+  },
+  {
+    name: 'an escaped quote in an E string',
+    sql: "a = E'x\\' ?' and b = ?",
+    params: [1],
+    out: "a = E'x\\' ?' and b = $1",
+    values: [1],
+  },
+  {
+    name: 'comments are skipped',
+    sql: '/* ? */ select ? -- ?\n, ?',
+    params: [1, 2],
+    out: '/* ? */ select $1 -- ?\n, $2',
+    values: [1, 2],
+  },
+  {
+    name: 'an escaped question mark is literal',
+    sql: 'a \\? b and c = ?',
+    params: [1],
+    out: 'a ? b and c = $1',
+    values: [1],
+  },
+  { name: 'a plain object is sent as JSON', sql: 'j = ?', params: [{ a: [1] }], out: 'j = $1', values: ['{"a":[1]}'] },
+  { name: 'undefined is NULL', sql: 'a = ?', params: [undefined], out: 'a = $1', values: [null] },
+];
+
+function placeholders(text: string, dialect: Dialect): string {
+  return dialect === 'postgresql' ? text : text.replace(/\$\d+/g, '?');
+}
+
+eachDialect('execute: flattening compiled SQL', { entities: catalogEntities }, (test, dialect) => {
+  const quote = (s: string) =>
+    dialect === 'sqlite' ? s.replaceAll('"p"."name"', '`p`.`name`').replaceAll('"q"."id"', '`q`.`id`') : s;
+  for (const row of BINDS) {
+    test(row.name, ({ db }) => {
+      const out = bindStatement(db.orm.em.getPlatform(), row.sql, row.params);
+      assert.is(out.sql, quote(placeholders(row.out, dialect)));
+      assert.equal(out.parameters, row.values);
+    });
+  }
+  test('dates, booleans and bigints are sent as the dialect stores them', ({ db }) => {
+    const out = bindStatement(db.orm.em.getPlatform(), 'a = ? and b = ? and c = ?', [new Date(0), true, 5n]);
+    if (dialect === 'sqlite') assert.equal(out.parameters, [0, 1, 5n]);
+    else {
+      assert.ok(String(out.parameters[0]).startsWith('1970-01-01'), String(out.parameters[0]));
+      assert.equal(out.parameters.slice(1), [true, '5']);
+    }
+  });
+  for (const [name, sql, params] of [
+    ['more placeholders than values', 'a = ? and b = ?', [1]],
+    ['more values than placeholders', 'a = ?', [1, 2]],
+  ] as const) {
+    test(`refuses ${name}`, ({ db }) => {
+      assert.throws(() => bindStatement(db.orm.em.getPlatform(), sql, params), /placeholders/);
+    });
+  }
+});
+
+eachDialect('execute: rows, counts and failures', { entities: catalogEntities, seed: seedCatalog }, (test, dialect) => {
+  test("rows are mapped exactly as qb.execute('all') maps them", async ({ db, em }) => {
+    const bound = boundFor(db.orm, Product);
+    const r = resolver(bound);
+    const qb = applyResolved(products(em), bound, query({ filter: r.in('id', [1, 4, 6]), sort: [r.desc('id')] }));
+    const rows = await execute(qb);
+    assert.equal(rows, await qb.clone().execute('all'));
+    assert.equal(
+      rows.map((p) => p.id),
+      [6, 4, 1],
+    );
+  });
+  test('selected aliases map like qb.execute() too', async ({ db, em }) => {
+    const bound = boundFor(db.orm, Product);
+    const base = products(em).select(['id', 'sku as code'] as never);
+    const qb = applyResolved(base, bound, query({ filter: resolver(bound).lte('id', 2) }));
+    assert.equal(await execute(qb), [
+      { id: 1, code: 'A-1' },
+      { id: 2, code: 'A-2' },
+    ]);
+  });
+  interface CountRow {
+    readonly name: string;
+    readonly qb: (em: EntityManager, db: Parameters<Parameters<typeof test>[1]>[0]['db']) => QueryBuilder<any>;
+    readonly count: number;
+  }
+  const COUNTS: readonly CountRow[] = [
+    { name: 'all products', qb: (em) => products(em), count: 6 },
+    {
+      name: 'a filtered count',
+      qb: (em, d) => {
+        const b = boundFor(d.orm, Product);
+        const r = resolver(b);
+        return applyResolved(products(em), b, query({ filter: r.not(r.gt('stock', 0)) }));
+      },
+      count: 2,
+    },
+    {
+      name: 'limit, offset and sort are ignored',
+      qb: (em, d) => {
+        const b = boundFor(d.orm, Product);
+        const r = resolver(b);
+        return applyResolved(
+          products(em),
+          b,
+          query({ filter: r.notNull('stock'), sort: [r.desc('name')], limit: 1, offset: 2 }),
+        );
+      },
+      count: 4,
+    },
+    { name: 'a distinct base scope', qb: (em) => products(em).select(['status'], true), count: 6 },
+    { name: 'composite keys', qb: (em) => (em as any).createQueryBuilder(Stock, 's'), count: 5 },
+    {
+      name: 'composite keys, filtered',
+      qb: (em, d) => {
+        const b = boundFor(d.orm, Stock);
+        return applyResolved(
+          (em as any).createQueryBuilder(Stock, 's'),
+          b,
+          query({ filter: resolver(b).eq('qty', 5) }),
+        );
+      },
+      count: 2,
+    },
+  ];
+  for (const row of COUNTS) {
+    test(`count: ${row.name}`, async ({ db, em }) => {
+      const n = await executeCount(row.qb(em, db));
+      assert.is(typeof n, 'number');
+      assert.is(n, row.count);
+    });
+  }
+  test('the caller’s query builder can still be used after execute and count', async ({ em }) => {
+    const qb = products(em).where({ status: 'draft' });
+    await execute(qb);
+    await executeCount(qb);
+    qb.andWhere({ id: 2 }); // throws if execute or count finalized it
+    assert.is(await executeCount(qb), 1);
+  });
+  test('a running transaction is used', async ({ db }) => {
+    const rollback = new Error('rollback');
+    await db.orm.em
+      .fork()
+      .transactional(async (tem) => {
+        tem.create(Stock, { warehouse: 'west', bin: 9, qty: 1 });
+        await tem.flush();
+        const qb = (tem as any).createQueryBuilder(Stock, 's').where({ warehouse: 'west' });
+        assert.is((await execute<Stock>(qb)).length, 1);
+        assert.is(await executeCount(qb), 1);
+        throw rollback;
+      })
+      .catch((err) => {
+        if (err !== rollback) throw err;
+      });
+    assert.is(await executeCount((db.orm.em.fork() as any).createQueryBuilder(Stock, 's')), 5);
+  });
+  for (const [name, run] of [
+    ['execute', execute],
+    ['executeCount', executeCount],
+  ] as const) {
+    test(`${name}: a database failure is execution_failed, without SQL in the message`, async ({ em }) => {
+      const qb = products(em).andWhere('no_such_column = ?', ['secret-value']);
+      try {
+        await run(qb);
+        assert.unreachable('no error');
+      } catch (err) {
+        if (!isListError(err)) throw err;
+        assert.is(err.code, 'execution_failed');
+        assert.is(err.message, 'the query failed');
+        assert.ok(err.cause, 'cause kept for logs');
+        assert.equal(Object.keys(err.toJSON()).sort(), ['code', 'message']);
+      }
+    });
+  }
+  test(`dialect under test is ${dialect}`, ({ db }) => {
+    assert.is(db.dialect, dialect);
+  });
+});
+
+// A one-to-many pair to show that a joining base scope does not inflate the count.
+class Shelf {
+  id!: number;
+  items?: Collection<Item>;
+}
+class Item {
+  id!: number;
+  shelf!: Shelf;
+}
+const ShelfSchema = new EntitySchema<Shelf>({
+  class: Shelf,
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: false },
+    items: { kind: '1:m', entity: () => Item, mappedBy: 'shelf' } as never,
+  },
+});
+const ItemSchema = new EntitySchema<Item>({
+  class: Item,
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: false },
+    shelf: { kind: 'm:1', entity: () => Shelf },
+  },
+});
+
+async function seedShelves(em: EntityManager): Promise<void> {
+  const shelves = [1, 2, 3].map((id) => em.create(Shelf, { id }));
+  for (const [id, shelf] of [
+    [1, 0],
+    [2, 0],
+    [3, 1],
+  ] as const)
+    em.create(Item, { id, shelf: shelves[shelf]! });
+  await em.flush();
+}
+
+eachDialect(
+  'execute: counting through a to-many join',
+  { entities: [ShelfSchema, ItemSchema], seed: seedShelves },
+  (test) => {
+    test('each root row is counted once', async ({ em }) => {
+      const qb = (em as any).createQueryBuilder(Shelf, 's').leftJoin('s.items', 'i');
+      assert.is((await execute(qb)).length, 4); // 2 + 1 + 1 (the empty shelf once, NULL item)
+      assert.is(await executeCount(qb), 3);
+    });
+    test('a filter on the join still counts shelves', async ({ em }) => {
+      const qb = (em as any)
+        .createQueryBuilder(Shelf, 's')
+        .innerJoin('s.items', 'i')
+        .where({ 'i.id': { $lte: 2 } });
+      assert.is(await executeCount(qb), 1);
+    });
+  },
+);

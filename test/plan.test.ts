@@ -1,0 +1,531 @@
+/**
+ * The plan stage on both dialects: the SQL applyResolved() builds for every operator (values only as `?`),
+ * LIKE/GLOB escaping checked against real rows, NULLS LAST vs plain asc/desc, primary-key tie-breakers, the base
+ * scope kept (where, select, distinct) or replaced (order), and the errors raised before any SQL exists.
+ */
+import type { EntityManager } from '@mikro-orm/core';
+import type { QueryBuilder } from '@mikro-orm/sql';
+import * as assert from 'uvu/assert';
+import type { BoundRelation, BoundSchema, ResolvedFilter, ResolvedQuery } from '../src/bind/types.ts';
+import { execute } from '../src/engine/execute.ts';
+import { isListError } from '../src/errors.ts';
+import { type ApplyOptions, applyResolved } from '../src/plan/index.ts';
+import { catalogEntities, Product, Stock, seedCatalog } from './fixtures/catalog.ts';
+import { type Dialect, eachDialect } from './helpers/db.ts';
+import { boundFor, query, resolver, spanAt } from './helpers/resolved.ts';
+
+type R = ReturnType<typeof resolver>;
+type PerDialect<T> = T | Readonly<Record<Dialect, T>>;
+
+function pick<T>(value: PerDialect<T>, dialect: Dialect): T {
+  return typeof value === 'object' && value !== null && 'sqlite' in value && 'postgresql' in value
+    ? (value as Record<Dialect, T>)[dialect]
+    : (value as T);
+}
+
+/** Expected SQL is written with PostgreSQL quotes; SQLite's MikroORM platform quotes with backticks. */
+function quoted(sql: string, dialect: Dialect): string {
+  return dialect === 'sqlite' ? sql.replaceAll('"', '`') : sql;
+}
+
+function products(em: EntityManager, alias = 'p'): QueryBuilder<Product> {
+  return (em as any).createQueryBuilder(Product, alias);
+}
+
+interface ShapeRow {
+  readonly name: string;
+  readonly filter: (r: R) => ResolvedFilter;
+  /** The where clause as compiled (andWhere wraps it in one pair of parentheses). */
+  readonly where: PerDialect<string>;
+  readonly params: PerDialect<readonly unknown[]>;
+}
+
+const LIKE = { postgresql: `like ? escape '\\'`, sqlite: 'glob ?' } as const;
+
+const SHAPES: readonly ShapeRow[] = [
+  { name: 'eq', filter: (r) => r.eq('stock', 7), where: '("p"."stock" = ?)', params: [7] },
+  { name: 'ne', filter: (r) => r.ne('stock', 0), where: '("p"."stock" <> ?)', params: [0] },
+  { name: 'gt', filter: (r) => r.gt('stock', 0), where: '("p"."stock" > ?)', params: [0] },
+  { name: 'gte', filter: (r) => r.gte('rating', 3.25), where: '("p"."rating" >= ?)', params: [3.25] },
+  { name: 'lt', filter: (r) => r.lt('price', '10.5'), where: '("p"."price" < ?)', params: ['10.5'] },
+  {
+    name: 'lte',
+    filter: (r) => r.lte('releasedOn', '2024-01-15'),
+    where: '("p"."released_on" <= ?)',
+    params: ['2024-01-15'],
+  },
+  {
+    name: 'eq on a serialized name uses the column',
+    filter: (r) => r.eq('code', 'A-1'),
+    where: '("p"."sku" = ?)',
+    params: ['A-1'],
+  },
+  {
+    name: 'bigint is bound as its database value',
+    filter: (r) => r.eq('views', 9007199254740993n),
+    where: '("p"."views" = ?)',
+    params: ['9007199254740993'],
+  },
+  {
+    name: 'datetime is bound as its database value',
+    filter: (r) => r.gt('createdAt', new Date('2024-01-15T10:00:00.000Z')),
+    where: '("p"."created_at" > ?)',
+    params: [new Date('2024-01-15T10:00:00.000Z')],
+  },
+  { name: 'boolean', filter: (r) => r.eq('active', true), where: '("p"."active" = ?)', params: [true] },
+  { name: 'in', filter: (r) => r.in('id', [1, 3, 5]), where: '("p"."id" in (?, ?, ?))', params: [1, 3, 5] },
+  {
+    name: 'not in',
+    filter: (r) => r.nin('status', ['draft', 'retired']),
+    where: '("p"."status" not in (?, ?))',
+    params: ['draft', 'retired'],
+  },
+  { name: 'is null', filter: (r) => r.isNull('stock'), where: '("p"."stock" is null)', params: [] },
+  { name: 'is not null', filter: (r) => r.notNull('stock'), where: '("p"."stock" is not null)', params: [] },
+  { name: 'not', filter: (r) => r.not(r.gt('stock', 0)), where: '(not ("p"."stock" > ?))', params: [0] },
+  {
+    name: 'and chain is one parenthesized list',
+    filter: (r) => r.and(r.and(r.gt('stock', 0), r.eq('active', true)), r.eq('name', 'Alpha')),
+    where: '(("p"."stock" > ? and "p"."active" = ? and "p"."name" = ?))',
+    params: [0, true, 'Alpha'],
+  },
+  {
+    name: 'or under and keeps its parentheses',
+    filter: (r) => r.and(r.gt('stock', 0), r.or(r.eq('name', 'Alpha'), r.eq('name', 'Gamma'))),
+    where: '(("p"."stock" > ? and ("p"."name" = ? or "p"."name" = ?)))',
+    params: [0, 'Alpha', 'Gamma'],
+  },
+  {
+    name: 'not over or',
+    filter: (r) => r.not(r.or(r.isNull('stock'), r.lt('stock', 1))),
+    where: '(not (("p"."stock" is null or "p"."stock" < ?)))',
+    params: [1],
+  },
+  {
+    name: 'contains',
+    filter: (r) => r.contains('name', 'lph'),
+    where: { postgresql: `("p"."name" ${LIKE.postgresql})`, sqlite: `("p"."name" ${LIKE.sqlite})` },
+    params: { postgresql: ['%lph%'], sqlite: ['*lph*'] },
+  },
+  {
+    name: 'startswith',
+    filter: (r) => r.startswith('name', 'Al'),
+    where: { postgresql: `("p"."name" ${LIKE.postgresql})`, sqlite: `("p"."name" ${LIKE.sqlite})` },
+    params: { postgresql: ['Al%'], sqlite: ['Al*'] },
+  },
+  {
+    name: 'endswith',
+    filter: (r) => r.endswith('description', 'ta'),
+    where: { postgresql: `("p"."description" ${LIKE.postgresql})`, sqlite: `("p"."description" ${LIKE.sqlite})` },
+    params: { postgresql: ['%ta'], sqlite: ['*ta'] },
+  },
+  {
+    name: 'LIKE wildcards and backslash are escaped in the pattern',
+    filter: (r) => r.contains('name', '%_\\'),
+    where: { postgresql: `("p"."name" ${LIKE.postgresql})`, sqlite: `("p"."name" ${LIKE.sqlite})` },
+    params: { postgresql: ['%\\%\\_\\\\%'], sqlite: ['*%_\\*'] },
+  },
+  {
+    name: 'GLOB wildcards and brackets are escaped in the pattern',
+    filter: (r) => r.startswith('name', '*?[]'),
+    where: { postgresql: `("p"."name" ${LIKE.postgresql})`, sqlite: `("p"."name" ${LIKE.sqlite})` },
+    params: { postgresql: ['*?[]%'], sqlite: ['[*][?][[]]*'] },
+  },
+  {
+    name: 'an injection payload stays a value',
+    filter: (r) => r.eq('name', "x' OR 1=1 --"),
+    where: '("p"."name" = ?)',
+    params: ["x' OR 1=1 --"],
+  },
+];
+
+interface SortRow {
+  readonly name: string;
+  readonly entity: 'product' | 'stock';
+  readonly sort: (r: R) => ResolvedQuery['sort'];
+  readonly orderBy: string;
+}
+
+const SORTS: readonly SortRow[] = [
+  { name: 'no sort: the primary key', entity: 'product', sort: () => [], orderBy: '"p"."id" asc' },
+  {
+    name: 'nullable asc: nulls last, then the key',
+    entity: 'product',
+    sort: (r) => [r.asc('stock')],
+    orderBy: '"p"."stock" asc nulls last, "p"."id" asc',
+  },
+  {
+    name: 'nullable desc: nulls last too',
+    entity: 'product',
+    sort: (r) => [r.desc('stock')],
+    orderBy: '"p"."stock" desc nulls last, "p"."id" asc',
+  },
+  {
+    name: 'NOT NULL asc: plain',
+    entity: 'product',
+    sort: (r) => [r.asc('name')],
+    orderBy: '"p"."name" asc, "p"."id" asc',
+  },
+  {
+    name: 'NOT NULL desc: plain',
+    entity: 'product',
+    sort: (r) => [r.desc('createdAt')],
+    orderBy: '"p"."created_at" desc, "p"."id" asc',
+  },
+  {
+    name: 'the key requested is not repeated',
+    entity: 'product',
+    sort: (r) => [r.desc('id')],
+    orderBy: '"p"."id" desc',
+  },
+  {
+    name: 'several keys in the order given',
+    entity: 'product',
+    sort: (r) => [r.desc('price'), r.asc('code'), r.asc('active')],
+    orderBy: '"p"."price" desc nulls last, "p"."sku" asc, "p"."active" asc nulls last, "p"."id" asc',
+  },
+  {
+    name: 'composite key: both columns appended in key order',
+    entity: 'stock',
+    sort: () => [],
+    orderBy: '"s"."warehouse" asc, "s"."bin" asc',
+  },
+  {
+    name: 'composite key after a nullable key',
+    entity: 'stock',
+    sort: (r) => [r.desc('qty')],
+    orderBy: '"s"."qty" desc nulls last, "s"."warehouse" asc, "s"."bin" asc',
+  },
+  {
+    name: 'composite key: only the missing column is appended',
+    entity: 'stock',
+    sort: (r) => [r.desc('bin')],
+    orderBy: '"s"."bin" desc, "s"."warehouse" asc',
+  },
+  {
+    name: 'composite key fully requested',
+    entity: 'stock',
+    sort: (r) => [r.desc('warehouse'), r.desc('bin')],
+    orderBy: '"s"."warehouse" desc, "s"."bin" desc',
+  },
+];
+
+interface ErrorRow {
+  readonly name: string;
+  readonly query: (r: R, bound: BoundSchema) => ResolvedQuery;
+  readonly options?: ApplyOptions;
+  readonly code: string;
+  readonly parameter: string;
+  readonly position?: { offset: number; line: number; column: number };
+}
+
+function relationRef(r: R, bound: BoundSchema, offset: number) {
+  const relation: BoundRelation = {
+    publicName: 'maker',
+    property: 'maker',
+    cardinality: 'one',
+    prop: bound.meta.properties.id as any,
+    target: bound,
+  };
+  return { ...r.ref('name'), relations: [relation], span: spanAt(offset, 10) };
+}
+
+const ERRORS: readonly ErrorRow[] = [
+  {
+    name: 'cursor needs the engine',
+    query: () => query({ cursor: 'abc' }),
+    code: 'invalid_parameter',
+    parameter: 'cursor',
+  },
+  {
+    name: 'search needs the engine',
+    query: () => query({ search: 'x' }),
+    code: 'invalid_parameter',
+    parameter: 'search',
+  },
+  {
+    name: 'limit over the default maximum',
+    query: () => query({ limit: 101 }),
+    code: 'limit_exceeded',
+    parameter: 'limit',
+  },
+  {
+    name: 'limit over a configured maximum',
+    query: () => query({ limit: 11 }),
+    options: { maxLimit: 10 },
+    code: 'limit_exceeded',
+    parameter: 'limit',
+  },
+  {
+    name: 'a default limit over the maximum',
+    query: () => query(),
+    options: { defaultLimit: 50, maxLimit: 10 },
+    code: 'limit_exceeded',
+    parameter: 'limit',
+  },
+  {
+    name: 'offset over the default maximum',
+    query: () => query({ offset: 100_001 }),
+    code: 'limit_exceeded',
+    parameter: 'offset',
+  },
+  {
+    name: 'offset over a configured maximum',
+    query: () => query({ offset: 6 }),
+    options: { maxOffset: 5 },
+    code: 'limit_exceeded',
+    parameter: 'offset',
+  },
+  {
+    name: 'a relation path in the filter',
+    query: (r, b) =>
+      query({
+        filter: r.and(r.gt('stock', 0), {
+          kind: 'null',
+          target: relationRef(r, b, 16),
+          negated: false,
+          span: spanAt(16),
+        }),
+      }),
+    code: 'invalid_relationship',
+    parameter: 'filter',
+    position: { offset: 16, line: 1, column: 17 },
+  },
+  {
+    name: 'a variable in the filter',
+    query: (r) =>
+      query({
+        filter: r.not({
+          kind: 'null',
+          target: { ...r.ref('name'), variable: 'o', span: spanAt(4) },
+          negated: true,
+          span: spanAt(4),
+        }),
+      }),
+    code: 'invalid_relationship',
+    parameter: 'filter',
+    position: { offset: 4, line: 1, column: 5 },
+  },
+  {
+    name: 'a quantifier in the filter',
+    query: (r) =>
+      query({
+        filter: r.or(r.isNull('stock'), {
+          kind: 'quantifier',
+          quantifier: 'any',
+          relations: [],
+          variable: 'o',
+          predicate: r.isNull('stock'),
+          span: spanAt(17),
+        }),
+      }),
+    code: 'invalid_relationship',
+    parameter: 'filter',
+    position: { offset: 17, line: 1, column: 18 },
+  },
+  {
+    name: 'a relation path in the sort',
+    query: (r, b) => query({ sort: [r.asc('name'), { target: relationRef(r, b, 5), direction: 'desc' }] }),
+    code: 'invalid_relationship',
+    parameter: 'sort',
+    position: { offset: 5, line: 1, column: 6 },
+  },
+];
+
+eachDialect('plan: SQL per operator', { entities: catalogEntities }, (test, dialect) => {
+  for (const row of SHAPES) {
+    test(row.name, ({ db, em }) => {
+      const bound = boundFor(db.orm, Product);
+      const qb = applyResolved(products(em), bound, query({ filter: row.filter(resolver(bound)) }));
+      const where = quoted(pick(row.where, dialect), dialect);
+      const sql = qb.getQuery();
+      assert.is(
+        sql,
+        quoted(`select "p".* from "product" as "p" where `, dialect) +
+          where +
+          quoted(' order by "p"."id" asc limit ?', dialect),
+      );
+      assert.equal(qb.getParams(), [...pick(row.params, dialect), 20]);
+      for (const p of qb.getParams())
+        if (typeof p === 'string' && p.length > 1) assert.not.ok(sql.includes(p), `literal ${p} in SQL`);
+    });
+  }
+});
+
+eachDialect('plan: effective sort', { entities: catalogEntities }, (test, dialect) => {
+  for (const row of SORTS) {
+    test(row.name, ({ db, em }) => {
+      const entity = row.entity === 'product' ? Product : Stock;
+      const bound = boundFor(db.orm, entity);
+      const base = (em as any).createQueryBuilder(entity, row.entity === 'product' ? 'p' : 's');
+      const sql = applyResolved(base, bound, query({ sort: row.sort(resolver(bound)) })).getQuery();
+      assert.ok(sql.endsWith(quoted(` order by ${row.orderBy} limit ?`, dialect)), sql);
+    });
+  }
+});
+
+eachDialect('plan: the base scope', { entities: catalogEntities, seed: seedCatalog }, (test, dialect) => {
+  const q = (s: string) => quoted(s, dialect);
+  test('its order is replaced by the effective sort', ({ db, em }) => {
+    const bound = boundFor(db.orm, Product);
+    const r = resolver(bound);
+    const base = products(em).orderBy({ name: 'desc', id: 'desc' });
+    const sql = applyResolved(base, bound, query({ sort: [r.asc('stock')] })).getQuery();
+    assert.ok(sql.endsWith(q(' order by "p"."stock" asc nulls last, "p"."id" asc limit ?')), sql);
+    assert.not.ok(sql.includes('desc'), sql);
+  });
+  test('its where is kept and the filter ANDed to it', async ({ db, em }) => {
+    const bound = boundFor(db.orm, Product);
+    const r = resolver(bound);
+    const base = products(em).where({ status: 'active' });
+    const qb = applyResolved(base, bound, query({ filter: r.or(r.gt('stock', 7), r.isNull('stock')) }));
+    assert.is(
+      qb.getQuery(),
+      q(
+        'select "p".* from "product" as "p" where "p"."status" = ? and (("p"."stock" > ? or "p"."stock" is null)) order by "p"."id" asc limit ?',
+      ),
+    );
+    assert.equal(qb.getParams(), ['active', 7, 20]);
+    // active rows: 1 (stock 10), 4 (-5), 5 (7): only 1 passes; 2 and 6 have NULL stock but are drafts.
+    assert.equal(
+      (await execute<Product>(qb)).map((p) => p.id),
+      [1],
+    );
+  });
+  test('its select and distinct are kept', ({ db, em }) => {
+    const bound = boundFor(db.orm, Product);
+    const r = resolver(bound);
+    const base = products(em).select(['id', 'name'], true);
+    const sql = applyResolved(base, bound, query({ filter: r.gt('stock', 0) })).getQuery();
+    assert.ok(sql.startsWith(q('select distinct "p"."id", "p"."name" from "product" as "p" where')), sql);
+  });
+  test('its alias is used for every column', ({ db, em }) => {
+    const bound = boundFor(db.orm, Product);
+    const r = resolver(bound);
+    const sql = applyResolved(
+      products(em, 'prod'),
+      bound,
+      query({ filter: r.gt('stock', 0), sort: [r.desc('rating')] }),
+    ).getQuery();
+    assert.is(
+      sql,
+      q(
+        'select "prod".* from "product" as "prod" where ("prod"."stock" > ?) order by "prod"."rating" desc nulls last, "prod"."id" asc limit ?',
+      ),
+    );
+  });
+  test('the caller’s query builder is neither changed nor finalized', ({ db, em }) => {
+    const bound = boundFor(db.orm, Product);
+    const r = resolver(bound);
+    const base = products(em).where({ status: 'active' }).orderBy({ name: 'desc' });
+    const before = base.clone().getQuery();
+    applyResolved(base, bound, query({ filter: r.gt('stock', 0), sort: [r.asc('stock')], limit: 3, offset: 1 }));
+    assert.is(base.clone().getQuery(), before);
+    base.andWhere({ id: 1 }); // throws if finalized
+    assert.ok(base.getQuery().includes(q('"p"."id" = ?')));
+  });
+  test('limit and offset are set', ({ db, em }) => {
+    const bound = boundFor(db.orm, Product);
+    const qb = applyResolved(products(em), bound, query({ limit: 5, offset: 10 }));
+    assert.ok(qb.getQuery().endsWith(' limit ? offset ?'));
+    assert.equal(qb.getParams(), [5, 10]);
+  });
+  test('a limit equal to the maximum and an offset equal to the maximum pass', ({ db, em }) => {
+    const bound = boundFor(db.orm, Product);
+    const qb = applyResolved(products(em), bound, query({ limit: 100, offset: 100_000 }));
+    assert.equal(qb.getParams(), [100, 100_000]);
+  });
+  test('the default limit comes from the options', ({ db, em }) => {
+    const bound = boundFor(db.orm, Product);
+    const qb = applyResolved(products(em), bound, query(), { defaultLimit: 7 });
+    assert.equal(qb.getParams(), [7]);
+  });
+});
+
+eachDialect('plan: errors before any SQL', { entities: catalogEntities }, (test) => {
+  for (const row of ERRORS) {
+    test(row.name, ({ db, em }) => {
+      const bound = boundFor(db.orm, Product);
+      const base = products(em);
+      const before = base.clone().getQuery();
+      try {
+        applyResolved(base, bound, row.query(resolver(bound), bound), row.options);
+        assert.unreachable('no error');
+      } catch (err) {
+        if (!isListError(err)) throw err;
+        assert.is(err.code, row.code);
+        assert.is(err.parameter, row.parameter);
+        assert.equal(err.position, row.position);
+      }
+      assert.is(base.clone().getQuery(), before);
+    });
+  }
+});
+
+/** One extra row with non-ASCII letters and a bracket, beside the catalog, for the substring tests. */
+async function seedWithExtra(em: EntityManager): Promise<void> {
+  await seedCatalog(em);
+  const extra = {
+    id: 7,
+    name: 'Über [x] ärger',
+    sku: 'U-1',
+    status: 'draft',
+    views: 1n,
+    uuid: '0b6a1c52-5f3c-4f0e-9f5e-000000000007',
+  };
+  em.create(Product, { ...extra, createdAt: new Date('2024-01-01T00:00:00.000Z') } as Product);
+  await em.flush();
+}
+
+interface LikeRow {
+  readonly name: string;
+  readonly filter: (r: R) => ResolvedFilter;
+  readonly ids: readonly number[];
+}
+
+// Names: 1 Alpha, 2 alpha, 3 Beta_1, 4 Beta\2, 5 O'Brien 100%, 6 Gamma, 7 Über [x] ärger.
+// Descriptions: 1 'first % product', 2 NULL, 3 'under_score', 4 'back\slash', 5 'ALPHA beta', 6 NULL, 7 NULL.
+const LIKES: readonly LikeRow[] = [
+  { name: 'contains is case-sensitive', filter: (r) => r.contains('name', 'Alph'), ids: [1] },
+  { name: 'contains lower case', filter: (r) => r.contains('name', 'lpha'), ids: [1, 2] },
+  { name: 'startswith is case-sensitive', filter: (r) => r.startswith('name', 'a'), ids: [2] },
+  { name: 'endswith', filter: (r) => r.endswith('name', 'a'), ids: [1, 2, 6] },
+  {
+    name: 'empty contains matches every non-NULL value',
+    filter: (r) => r.contains('description', ''),
+    ids: [1, 3, 4, 5],
+  },
+  {
+    name: 'empty startswith on a NOT NULL column matches all',
+    filter: (r) => r.startswith('name', ''),
+    ids: [1, 2, 3, 4, 5, 6, 7],
+  },
+  { name: '% is literal', filter: (r) => r.contains('name', '%'), ids: [5] },
+  { name: '% is literal in startswith', filter: (r) => r.startswith('name', 'Beta%'), ids: [] },
+  { name: '_ is literal', filter: (r) => r.startswith('name', 'Beta_'), ids: [3] },
+  { name: 'backslash is literal', filter: (r) => r.contains('name', '\\'), ids: [4] },
+  { name: 'backslash before a wildcard', filter: (r) => r.contains('description', 'k\\s'), ids: [4] },
+  { name: 'apostrophe', filter: (r) => r.startswith('name', "O'B"), ids: [5] },
+  { name: '* is literal', filter: (r) => r.contains('name', '*'), ids: [] },
+  { name: '? is literal', filter: (r) => r.endswith('name', '?'), ids: [] },
+  { name: '[ is literal', filter: (r) => r.contains('name', '[a]'), ids: [] },
+  { name: 'a bracketed run matches itself', filter: (r) => r.contains('name', ' [x] '), ids: [7] },
+  { name: 'non-ASCII matches exactly', filter: (r) => r.startswith('name', 'Über'), ids: [7] },
+  { name: 'non-ASCII is case-sensitive', filter: (r) => r.contains('name', 'ÜBER'), ids: [] },
+  { name: 'non-ASCII lower case', filter: (r) => r.endswith('name', 'ärger'), ids: [7] },
+  { name: 'upper case in a description', filter: (r) => r.contains('description', 'ALPHA'), ids: [5] },
+  { name: 'not contains excludes NULL', filter: (r) => r.not(r.contains('description', 'a')), ids: [1, 3] },
+];
+
+eachDialect('plan: substring tests on real rows', { entities: catalogEntities, seed: seedWithExtra }, (test) => {
+  for (const row of LIKES) {
+    test(row.name, async ({ db, em }) => {
+      const bound = boundFor(db.orm, Product);
+      const qb = applyResolved(products(em), bound, query({ filter: row.filter(resolver(bound)) }));
+      assert.equal(
+        (await execute<Product>(qb)).map((p) => p.id),
+        row.ids,
+      );
+    });
+  }
+});
