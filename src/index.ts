@@ -1,0 +1,31 @@
+// The public contract of listql: re-exports only.
+export type { BoundField, BoundRelation, BoundSchema, FieldKind, Operator } from './bind/types.ts';
+export { execute, executeCount } from './engine/execute.ts';
+export {
+  ERROR_STATUS,
+  type ErrorCode,
+  isListError,
+  ListError,
+  type ListErrorJSON,
+  type ListErrorOptions,
+  type Position,
+} from './errors.ts';
+export { fromQueryString } from './http/query-string.ts';
+export { DEFAULT_LIMITS, DEFAULT_PAGING, type Limits, MAX_OPEN_PARENTHESES } from './limits.ts';
+export { type AnyQueryBuilder, type ApplyOptions, apply } from './plan/index.ts';
+export {
+  type FieldOption,
+  filterable,
+  Policy,
+  schema,
+  sortable,
+} from './policy/index.ts';
+export type {
+  FilterNode,
+  Literal,
+  ParsedQuery,
+  Path,
+  SortTerm,
+  Span,
+} from './syntax/ast.ts';
+export { type ParseOptions, parseFilter, parseHTTP, parseSort, type QueryValues } from './syntax/index.ts';
