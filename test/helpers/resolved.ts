@@ -14,22 +14,10 @@ import type {
   ResolvedQuery,
   ResolvedSortTerm,
 } from '../../src/bind/types.ts';
+import { OPERATORS } from '../../src/policy/options.ts';
 import type { Span } from '../../src/syntax/ast.ts';
 
-const ALL: ReadonlySet<Operator> = new Set([
-  'eq',
-  'ne',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'contains',
-  'startswith',
-  'endswith',
-  'in',
-  'nin',
-  'null',
-]);
+const ALL: ReadonlySet<Operator> = new Set(OPERATORS);
 
 /** A span at the given byte offset of a one-line value. */
 export function spanAt(offset = 0, length = 1): Span {
