@@ -7,7 +7,16 @@
  */
 import { EntitySchema } from '@mikro-orm/core';
 import { MikroORM } from '@mikro-orm/sqlite';
-import { apply, execute, filterable, fromQueryString, isListError, parseHTTP, schema, sortable } from '../../src/index.ts';
+import {
+  apply,
+  execute,
+  filterable,
+  fromQueryString,
+  isListError,
+  parseHTTP,
+  schema,
+  sortable,
+} from '../../src/index.ts';
 
 class Product {
   id!: number;
@@ -61,7 +70,9 @@ for (const request of REQUESTS) {
     console.log(`  SQL    ${qb.clone().getQuery()}`);
     console.log(`  params ${JSON.stringify(qb.clone().getParams())}`);
     for (const row of await execute<Product>(qb)) {
-      console.log(`  → #${row.id} ${row.name} (${row.category}) price=${row.price ?? 'NULL'} stock=${row.stock ?? 'NULL'}`);
+      console.log(
+        `  → #${row.id} ${row.name} (${row.category}) price=${row.price ?? 'NULL'} stock=${row.stock ?? 'NULL'}`,
+      );
     }
   } catch (err) {
     if (!isListError(err)) throw err;
