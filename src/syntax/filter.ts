@@ -4,6 +4,7 @@ import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import type { FilterNode } from './ast.ts';
 import { buildFilter } from './build.ts';
 import { overflowAt } from './bytes.ts';
+import { LruCache, limitsKey } from './cache.ts';
 import { FILTER_RULE, filterGrammar } from './grammar.ts';
 import { isSpace, KEYWORDS, showChar, showToken } from './keywords.ts';
 import { deepNestingIndex, type LexError, prescanFilter, readToken } from './lexer.ts';
@@ -22,6 +23,18 @@ export function parseFilter(text: string, limits: Limits = DEFAULT_LIMITS): Filt
     const message = `filter is longer than ${limits.maxFilterBytes} bytes`;
     throw new ListError('limit_exceeded', message, { parameter: 'filter', position: over.position });
   }
+  const key = `${limitsKey(limits)}\u0000${text}`;
+  const cached = parsed.get(key);
+  if (cached !== undefined) return cached;
+  const node = parseUncached(text, limits);
+  parsed.set(key, node);
+  return node;
+}
+
+/** Accepted filters by limits and exact text (DESIGN §10); only successes are kept, so errors stay fresh. */
+const parsed = new LruCache<FilterNode>(512);
+
+function parseUncached(text: string, limits: Limits): FilterNode {
   const lexError = prescanFilter(text, limits);
   try {
     const match = filterGrammar.match(text, FILTER_RULE);
