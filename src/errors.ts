@@ -44,8 +44,9 @@ export interface ListErrorOptions {
 /** The one error type listql throws: plain data keyed by a stable `code`. */
 export class ListError extends Error {
   readonly code: ErrorCode;
-  readonly parameter?: string;
-  readonly position?: Position;
+  // `declare`: absent unless set, so `'parameter' in err` and logs tell the truth.
+  declare readonly parameter?: string;
+  declare readonly position?: Position;
 
   constructor(code: ErrorCode, message: string, options: ListErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
