@@ -219,6 +219,7 @@ interface ErrorRow {
   readonly position?: { offset: number; line: number; column: number };
 }
 
+/** A hand-built relation whose property is a scalar: no association to correlate or join. */
 function relationRef(r: R, bound: BoundSchema, offset: number) {
   const relation: BoundRelation = {
     publicName: 'maker',
@@ -277,7 +278,7 @@ const ERRORS: readonly ErrorRow[] = [
     parameter: 'offset',
   },
   {
-    name: 'a relation path in the filter',
+    name: 'a filter path through a property that is not an association',
     query: (r, b) =>
       query({
         filter: r.and(r.gt('stock', 0), {
@@ -292,7 +293,7 @@ const ERRORS: readonly ErrorRow[] = [
     position: { offset: 16, line: 1, column: 17 },
   },
   {
-    name: 'a variable in the filter',
+    name: 'a variable used outside any quantifier',
     query: (r) =>
       query({
         filter: r.not({
@@ -307,7 +308,7 @@ const ERRORS: readonly ErrorRow[] = [
     position: { offset: 4, line: 1, column: 5 },
   },
   {
-    name: 'a quantifier in the filter',
+    name: 'a quantifier without a to-many relation',
     query: (r) =>
       query({
         filter: r.or(r.isNull('stock'), {
@@ -324,7 +325,7 @@ const ERRORS: readonly ErrorRow[] = [
     position: { offset: 17, line: 1, column: 18 },
   },
   {
-    name: 'a relation path in the sort',
+    name: 'a sort path through a property that is not an association',
     query: (r, b) => query({ sort: [r.asc('name'), { target: relationRef(r, b, 5), direction: 'desc' }] }),
     code: 'invalid_relationship',
     parameter: 'sort',

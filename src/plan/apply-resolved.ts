@@ -2,28 +2,36 @@ import type { FilterOptions } from '@mikro-orm/core';
 import type { QueryBuilder } from '@mikro-orm/sql';
 import type { BoundSchema, ResolvedFilter, ResolvedQuery } from '../bind/types.ts';
 import { ListError } from '../errors.ts';
+import { type AliasGenerator, createAliasGenerator, tableNamesOf } from './alias.ts';
 import { dialectOf } from './dialect.ts';
+import type { SubQueryContext } from './exists.ts';
+import { type FilterConditions, filterLookup } from './filters.ts';
+import { joinSortPaths } from './joins.ts';
 import { effectiveSort, orderByOf, type SortKey } from './order.ts';
 import { type Paging, resolvePaging } from './paging.ts';
 import { compileFilter } from './predicate.ts';
+import { type AnyQueryBuilder, entityManagerOf } from './query-builder.ts';
 import { assertApplicable } from './support.ts';
 
-/**
- * A QueryBuilder in any state of MikroORM's type-level tracking (selected fields, joins, aliases), so a base
- * scope such as `em.createQueryBuilder(Book, 'b').select(['id', 'title'])` is accepted and its type comes back.
- */
-export type AnyQueryBuilder = QueryBuilder<any, any, any, any, any, any, any>;
+export type { AnyQueryBuilder } from './query-builder.ts';
 
-/** Paging bounds of apply(); each defaults to DEFAULT_PAGING. */
+/** Paging bounds of apply(), each defaulting to DEFAULT_PAGING, and how related rows are filtered. */
 export interface ApplyOptions {
   defaultLimit?: number;
   maxLimit?: number;
   maxOffset?: number;
   /**
    * MikroORM filter options (`{ softDelete: false }`, `false`) for the entities the query reaches through
-   * relationships; the root's own filters are the caller's QueryBuilder's business.
+   * relationships, as `em.find(…, { filters })` takes them; the root's own filters are the caller's QueryBuilder's
+   * business (`await qb.applyFilters(filters)`). Ignored when `filterConditions` is given.
    */
   filters?: FilterOptions;
+  /**
+   * The related entities' filter conditions from `await prepareFilters(…)`: exactly what `em.find` applies,
+   * `em.addFilter()` filters and asynchronous conditions included. Without it, conditions are computed
+   * synchronously from the ORM's global and the entities' own filters.
+   */
+  filterConditions?: FilterConditions;
 }
 
 /** A planned query: the narrowed copy of the QueryBuilder, the effective sort it orders by, and its page. */
@@ -45,8 +53,9 @@ export function applyResolved<T extends object, Q extends AnyQueryBuilder = Quer
 }
 
 /**
- * Plan a resolved query on a copy of `qb`: filter ANDed into its where, its order replaced by the effective sort,
- * limit and offset set. Cursor and search are left to the caller (the engine). Throws ListError before any SQL.
+ * Plan a resolved query on a copy of `qb`: filter ANDed into its where (relationships as correlated EXISTS
+ * sub-queries), to-one sort paths LEFT JOINed, its order replaced by the effective sort, limit and offset set.
+ * Cursor and search are left to the caller (the engine). Throws ListError before any SQL.
  */
 export function planResolved<T extends object, Q extends AnyQueryBuilder = QueryBuilder<T>>(
   qb: Q,
@@ -56,31 +65,59 @@ export function planResolved<T extends object, Q extends AnyQueryBuilder = Query
 ): PlannedQuery<Q> {
   const paging = resolvePaging(resolved, options);
   assertRoot(qb, bound);
-  const sort = effectiveSort(bound, resolved.sort);
 
   // Work on a copy: the caller's base scope is reused across requests and must never change or be finalized.
   const out = qb.clone() as Q;
-  if (resolved.filter) applyFilter(out, bound, resolved.filter, options);
+  const sub = subQueryContext(out, bound, options);
+  if (resolved.filter) andWhereFilter(out, bound, resolved.filter, sub);
+  const joins = resolved.sort.some((t) => t.target.relations.length > 0)
+    ? joinSortPaths(out, resolved.sort, sub.nextAlias, sub.filterOf)
+    : undefined;
+  const sort = effectiveSort(bound, resolved.sort, joins);
   out.orderBy(orderByOf(bound.platform, out.alias, sort) as never);
   out.limit(paging.limit);
   if (paging.offset !== undefined) out.offset(paging.offset);
   return { qb: out, sort, paging };
 }
 
-/** AND a resolved filter into `qb` in place (the caller passes its own copy); used for data and count queries. */
+/**
+ * AND a resolved filter into `qb` in place (the caller passes its own copy); used for data and count queries.
+ * Relationships become correlated sub-queries, never joins, so counting the result counts each root row once.
+ */
 export function applyFilter(
   qb: AnyQueryBuilder,
   bound: BoundSchema,
   filter: ResolvedFilter,
-  _options: ApplyOptions = {},
+  options: ApplyOptions = {},
 ): void {
+  andWhereFilter(qb, bound, filter, subQueryContext(qb, bound, options));
+}
+
+function andWhereFilter(qb: AnyQueryBuilder, bound: BoundSchema, filter: ResolvedFilter, sub: SubQueryContext): void {
   const where = compileFilter(filter, {
     platform: bound.platform,
     dialect: dialectOf(bound.platform),
     alias: qb.alias,
+    relations: sub,
   });
   // The string form keeps `?` placeholders and their values apart; `where(raw(...))` would inline the values.
   qb.andWhere(where.sql, [...where.params]);
+}
+
+/** One alias generator per planned query, skipping every table name and every alias the base scope uses. */
+function subQueryContext(qb: AnyQueryBuilder, bound: BoundSchema, options: ApplyOptions): SubQueryContext {
+  const em = entityManagerOf(qb);
+  const nextAlias: AliasGenerator = createAliasGenerator([
+    qb.alias,
+    ...Object.keys(qb.getAliasMap()),
+    ...tableNamesOf(em.getMetadata()),
+  ]);
+  return {
+    em,
+    platform: bound.platform,
+    nextAlias,
+    filterOf: filterLookup(qb, options.filterConditions, options.filters),
+  };
 }
 
 function assertRoot(qb: AnyQueryBuilder, bound: BoundSchema): void {

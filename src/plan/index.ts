@@ -1,4 +1,4 @@
-export { ALIAS_PREFIX, type AliasGenerator, createAliasGenerator, isReservedAlias } from './alias.ts';
+export { ALIAS_PREFIX, type AliasGenerator, createAliasGenerator, isReservedAlias, tableNamesOf } from './alias.ts';
 export { apply } from './apply.ts';
 export {
   type AnyQueryBuilder,
@@ -9,7 +9,9 @@ export {
   planResolved,
 } from './apply-resolved.ts';
 export { type Dialect, dialectOf } from './dialect.ts';
+export { type FilterConditions, prepareFilters } from './filters.ts';
 export type { SqlFragment } from './fragment.ts';
+export { type JoinAliasOf, joinSortPaths } from './joins.ts';
 export { escapeGlob, escapeLike, likeFragment } from './like.ts';
 export { effectiveSort, orderByOf, type SortKey } from './order.ts';
 export { type Paging, type PagingOptions, resolvePaging } from './paging.ts';

@@ -1,7 +1,8 @@
 import type { Platform } from '@mikro-orm/core';
 import { QueryOrder, raw } from '@mikro-orm/sql';
 import type { BoundSchema, ResolvedSortTerm } from '../bind/types.ts';
-import { isRootRef, relationshipError } from './support.ts';
+import { ListError } from '../errors.ts';
+import { type JoinAliasOf, toManySort } from './joins.ts';
 
 /**
  * One key of the effective sort: a column, the table alias it belongs to, its direction, and whether it can hold
@@ -19,27 +20,42 @@ export interface SortKey {
 
 /**
  * Compute the effective sort: the requested keys in order, then every root primary-key column not already
- * present, ascending. The result is a total order, which keyset pagination relies on.
+ * present, ascending. The result is a total order, which keyset pagination relies on. Keys through to-one
+ * relations take the alias of their LEFT JOIN from `joinAliasOf` and are nullable whatever their column says.
  */
-export function effectiveSort(bound: BoundSchema, terms: readonly ResolvedSortTerm[]): readonly SortKey[] {
+export function effectiveSort(
+  bound: BoundSchema,
+  terms: readonly ResolvedSortTerm[],
+  joinAliasOf?: JoinAliasOf,
+): readonly SortKey[] {
   const keys: SortKey[] = [];
   const seen = new Set<string>();
   const primary = new Set(bound.primaryKey.map((k) => k.column));
   for (const term of terms) {
-    if (!isRootRef(term.target)) throw relationshipError('sort', term.target.span);
-    const column = term.target.field.column;
-    if (seen.has(column)) continue;
-    seen.add(column);
+    const { relations, field, span } = term.target;
+    for (const relation of relations) if (relation.cardinality !== 'one') throw toManySort(relation, span);
+    if (term.target.variable !== undefined || (relations.length > 0 && !joinAliasOf))
+      throw new ListError('invalid_relationship', 'this sort key cannot be planned here', {
+        parameter: 'sort',
+        position: { offset: span.offset, line: span.line, column: span.column },
+      });
+    const alias = relations.length > 0 && joinAliasOf ? joinAliasOf(relations) : undefined;
+    const id = `${alias ?? ''}.${field.column}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
     keys.push({
-      column,
+      column: field.column,
+      ...(alias === undefined ? {} : { alias }),
       direction: term.direction,
-      nullable: term.target.field.nullable && !primary.has(column),
+      // A LEFT JOIN gives NULL when the related row is missing or filtered out, even for a NOT NULL column.
+      nullable: alias !== undefined || (field.nullable && !primary.has(field.column)),
       term,
     });
   }
   for (const key of bound.primaryKey) {
-    if (seen.has(key.column)) continue;
-    seen.add(key.column);
+    const id = `.${key.column}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
     keys.push({ column: key.column, direction: 'asc', nullable: false });
   }
   return keys;

@@ -1,9 +1,11 @@
 import type { Platform } from '@mikro-orm/core';
-import type { FieldRef, ResolvedCompare, ResolvedFilter } from '../bind/types.ts';
+import type { BoundRelation, FieldRef, ResolvedCompare, ResolvedFilter, ResolvedQuantifier } from '../bind/types.ts';
+import { ListError } from '../errors.ts';
+import type { Span } from '../syntax/ast.ts';
 import type { Dialect } from './dialect.ts';
+import { existsThrough, type SubQueryContext, throughHops } from './exists.ts';
 import { joinFragments, type SqlFragment } from './fragment.ts';
 import { likeFragment } from './like.ts';
-import { isRootRef, relationshipError } from './support.ts';
 
 /** What compiling a filter needs to know about the query it goes into. */
 export interface PredicateContext {
@@ -11,6 +13,10 @@ export interface PredicateContext {
   readonly dialect: Dialect;
   /** The alias of the root entity in the query (`qb.alias`). */
   readonly alias: string;
+  /** How to build correlated sub-queries; needed once a filter goes through a relationship. */
+  readonly relations?: SubQueryContext;
+  /** Active quantifier variables, each mapped to the alias of the sub-query it ranges over. */
+  readonly variables?: ReadonlyMap<string, string>;
 }
 
 const COMPARISON_SQL: Readonly<Record<ResolvedCompare['operator'], string>> = {
@@ -25,26 +31,33 @@ const COMPARISON_SQL: Readonly<Record<ResolvedCompare['operator'], string>> = {
 /**
  * Compile a resolved filter to SQL with `?` placeholders. Every compound is parenthesized, so the text can be
  * ANDed into any where clause; NULLs follow SQL's three-valued logic (a row matches only when the filter is TRUE).
+ * A to-one path becomes a correlated EXISTS per hop; `any` is EXISTS over the children where the predicate holds,
+ * `all` is NOT EXISTS over the children where it is not TRUE (so NULL fails `all`, and an empty collection passes).
  *
  * @example compileFilter(`not (stock gt 0) or name eq 'x'`) → `(not ("p"."stock" > ?) or "p"."name" = ?)`, [0, 'x']
+ * @example compileFilter(`reviews/all(r: r/stars gte 3)`)
+ * // not exists (select 1 from "review" as "lq1" where "lq1"."book_id" = "b"."id" and … and ("lq1"."stars" >= ?) is not true)
  */
 export function compileFilter(filter: ResolvedFilter, ctx: PredicateContext): SqlFragment {
   switch (filter.kind) {
     case 'compare':
-      return { sql: `${column(filter.target, ctx)} ${COMPARISON_SQL[filter.operator]} ?`, params: [filter.value] };
+      return at(filter.target, ctx, (c) => ({
+        sql: `${c} ${COMPARISON_SQL[filter.operator]} ?`,
+        params: [filter.value],
+      }));
     case 'like':
-      return likeFragment(ctx.dialect, column(filter.target, ctx), filter.operator, filter.value);
+      return at(filter.target, ctx, (c) => likeFragment(ctx.dialect, c, filter.operator, filter.value));
     case 'in': {
       // The grammar forbids empty lists; should one arrive anyway, keep the set semantics instead of emitting `in ()`.
       if (filter.values.length === 0) return { sql: filter.negated ? '(1 = 1)' : '(1 = 0)', params: [] };
       const list = filter.values.map(() => '?').join(', ');
-      return {
-        sql: `${column(filter.target, ctx)} ${filter.negated ? 'not in' : 'in'} (${list})`,
+      return at(filter.target, ctx, (c) => ({
+        sql: `${c} ${filter.negated ? 'not in' : 'in'} (${list})`,
         params: filter.values,
-      };
+      }));
     }
     case 'null':
-      return { sql: `${column(filter.target, ctx)} ${filter.negated ? 'is not null' : 'is null'}`, params: [] };
+      return at(filter.target, ctx, (c) => ({ sql: `${c} ${filter.negated ? 'is not null' : 'is null'}`, params: [] }));
     case 'not': {
       const operand = compileFilter(filter.operand, ctx);
       return { sql: `not (${operand.sql})`, params: operand.params };
@@ -57,7 +70,7 @@ export function compileFilter(filter: ResolvedFilter, ctx: PredicateContext): Sq
       return { sql: `(${joined.sql})`, params: joined.params };
     }
     case 'quantifier':
-      throw relationshipError('filter', filter.span);
+      return quantifier(filter, ctx);
     default: {
       const never: never = filter;
       throw new Error(`unknown filter node ${String((never as ResolvedFilter).kind)}`);
@@ -71,8 +84,66 @@ function chain(filter: ResolvedFilter, kind: 'and' | 'or'): ResolvedFilter[] {
   return [filter];
 }
 
-/** Quote the root column a reference names, from metadata: identifiers never come from client input. */
-function column(ref: FieldRef, ctx: PredicateContext): string {
-  if (!isRootRef(ref)) throw relationshipError('filter', ref.span);
-  return ctx.platform.quoteIdentifier(`${ctx.alias}.${ref.field.column}`);
+/**
+ * Build a test of the column a reference names: on its scope's table directly, or inside one EXISTS per to-one hop.
+ * Identifiers are quoted from metadata, never taken from client input.
+ */
+function at(ref: FieldRef, ctx: PredicateContext, test: (column: string) => SqlFragment): SqlFragment {
+  const start = scopeAlias(ref.variable, ref.span, ctx);
+  const leaf = (alias: string) => test(ctx.platform.quoteIdentifier(`${alias}.${ref.field.column}`));
+  if (ref.relations.length === 0) return leaf(start);
+  requireCardinality(ref.relations, 'one', ref.span);
+  return throughHops(subQueries(ctx, ref.span), ref.relations, start, ref.span, leaf);
+}
+
+/** `any` → EXISTS (children where P); `all` → NOT EXISTS (children where (P) IS NOT TRUE); to-one hops nest outside. */
+function quantifier(filter: ResolvedQuantifier, ctx: PredicateContext): SqlFragment {
+  const start = scopeAlias(filter.from, filter.span, ctx);
+  const many = filter.relations.at(-1);
+  if (!many) throw relationshipError('a quantifier needs a to-many relation', filter.span);
+  requireCardinality([many], 'many', filter.span);
+  const hops = filter.relations.slice(0, -1);
+  requireCardinality(hops, 'one', filter.span);
+  const sub = subQueries(ctx, filter.span);
+  const all = filter.quantifier === 'all';
+  // A broken to-one hop (NULL key, filtered row) leaves no children: `any` is false and `all` is true.
+  const exists = throughHops(sub, hops, start, filter.span, (alias) =>
+    existsThrough(sub, many, alias, filter.span, (child) => {
+      const variables = new Map(ctx.variables).set(filter.variable, child);
+      const predicate = compileFilter(filter.predicate, { ...ctx, variables });
+      return all ? { sql: `(${predicate.sql}) is not true`, params: predicate.params } : predicate;
+    }),
+  );
+  return all ? { sql: `not ${exists.sql}`, params: exists.params } : exists;
+}
+
+/** The alias a path starts from: the root's, or the sub-query of the quantifier variable it names. */
+function scopeAlias(variable: string | undefined, span: Span, ctx: PredicateContext): string {
+  if (variable === undefined) return ctx.alias;
+  const alias = ctx.variables?.get(variable);
+  // Binding only lets active variables through; a tree built elsewhere is refused the same way.
+  if (alias === undefined) throw relationshipError('a variable is used outside its any/all', span);
+  return alias;
+}
+
+function requireCardinality(relations: readonly BoundRelation[], cardinality: 'one' | 'many', span: Span): void {
+  for (const relation of relations)
+    if (relation.cardinality !== cardinality)
+      throw relationshipError(
+        `relation '${relation.publicName}' is not ${cardinality === 'one' ? 'to-one' : 'to-many'}`,
+        span,
+      );
+}
+
+function subQueries(ctx: PredicateContext, span: Span): SubQueryContext {
+  if (!ctx.relations) throw relationshipError('relationship paths cannot be planned here', span);
+  return ctx.relations;
+}
+
+/** Build an invalid_relationship error for a tree the planner cannot build, located at the node. */
+function relationshipError(message: string, span: Span): ListError {
+  return new ListError('invalid_relationship', message, {
+    parameter: 'filter',
+    position: { offset: span.offset, line: span.line, column: span.column },
+  });
 }

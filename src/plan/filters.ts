@@ -1,0 +1,180 @@
+import {
+  type Dictionary,
+  type EntityManager,
+  type EntityProperty,
+  type FilterDef,
+  type FilterOptions,
+  type FilterQuery,
+  QueryHelper,
+  Utils,
+} from '@mikro-orm/core';
+import type { BoundRelation, BoundSchema, ResolvedFilter, ResolvedQuery } from '../bind/types.ts';
+import { ListError } from '../errors.ts';
+import { type AnyQueryBuilder, entityManagerOf } from './query-builder.ts';
+
+/**
+ * The active MikroORM filters of every related entity a query reaches, merged into one condition per relation
+ * (keys relative to the relation's target), as `em.find` would apply them. Built by `prepareFilters`.
+ */
+export interface FilterConditions {
+  /** The filter options the conditions were computed with. */
+  readonly options: FilterOptions | undefined;
+  /** The merged condition of each relation's target (undefined: no active filter), keyed by relation property. */
+  readonly byRelation: ReadonlyMap<EntityProperty, FilterQuery<any> | undefined>;
+}
+
+/** Answers the filter condition of a relation's target while a query is planned. */
+export type FilterLookup = (prop: EntityProperty) => FilterQuery<any> | undefined;
+
+/**
+ * Compute, with `em.applyFilters`, the merged active filter condition (entity, global and `em.addFilter` filters,
+ * parameters from `em.setFilterParams` or the options, asynchronous conditions awaited) of every relation the query
+ * reaches; without `resolved`, of every relation the bound schema exposes. Pass the result to planResolved/apply as
+ * `filterConditions`.
+ *
+ * @example planResolved(qb, bound, resolved, { filterConditions: await prepareFilters(qb, bound, resolved, { softDelete: false }) })
+ */
+export async function prepareFilters(
+  source: EntityManager | AnyQueryBuilder,
+  bound: BoundSchema,
+  resolved?: Pick<ResolvedQuery, 'filter' | 'sort'>,
+  options?: FilterOptions,
+): Promise<FilterConditions> {
+  const em = 'getPlatform' in source ? source : entityManagerOf(source);
+  const byRelation = new Map<EntityProperty, FilterQuery<any> | undefined>();
+  for (const prop of resolved ? relationsOfQuery(resolved) : relationsOfSchema(bound)) {
+    if (byRelation.has(prop)) continue;
+    const target = prop.targetMeta;
+    if (!target) throw new ListError('invalid_schema', `${prop.name} has no target entity`);
+    const cond = await em.applyFilters(target.class, {}, relationOptions(prop, options), 'read');
+    byRelation.set(prop, isEmpty(cond) ? undefined : cond);
+  }
+  return { options, byRelation };
+}
+
+/**
+ * Make the filter lookup a plan uses: prepared conditions when given (each relation must be in them), otherwise
+ * conditions computed synchronously from the ORM's global and the entities' own filters. The synchronous path
+ * cannot see `em.addFilter()` filters (MikroORM keeps them private) and refuses asynchronous conditions.
+ */
+export function filterLookup(
+  qb: AnyQueryBuilder,
+  prepared: FilterConditions | undefined,
+  options: FilterOptions | undefined,
+): FilterLookup {
+  if (prepared)
+    return (prop) => {
+      if (!prepared.byRelation.has(prop))
+        throw new Error(`listql: filterConditions were prepared for another query (no entry for ${prop.name})`);
+      return prepared.byRelation.get(prop);
+    };
+  const cache = new Map<EntityProperty, FilterQuery<any> | undefined>();
+  return (prop) => {
+    if (!cache.has(prop)) cache.set(prop, syncCondition(entityManagerOf(qb), prop, options));
+    return cache.get(prop);
+  };
+}
+
+/** MikroORM merges a relation's own `filters` setting with the query's options (the query's options win). */
+function relationOptions(prop: EntityProperty, options: FilterOptions | undefined): FilterOptions | undefined {
+  return QueryHelper.mergePropertyFilters(prop.filters, options) as FilterOptions | undefined;
+}
+
+function syncCondition(
+  em: EntityManager,
+  prop: EntityProperty,
+  options: FilterOptions | undefined,
+): FilterQuery<any> | undefined {
+  const meta = prop.targetMeta;
+  if (!meta) throw new ListError('invalid_schema', `${prop.name} has no target entity`);
+  const opts = relationOptions(prop, options);
+  const active = new Map<string, FilterDef>();
+  // Same precedence as em.applyFilters: ORM-wide filters first, then the entity's own.
+  for (const source of [em.config.get('filters') as Dictionary<FilterDef>, meta.filters as Dictionary<FilterDef>])
+    for (const def of QueryHelper.getActiveFilters(meta, opts, source))
+      if (!active.has(def.name)) active.set(def.name, def);
+  const conds: FilterQuery<any>[] = [];
+  for (const def of active.values()) {
+    let cond: unknown = def.cond;
+    if (typeof cond === 'function') {
+      const given = (opts as Dictionary | undefined)?.[def.name];
+      const args = Utils.isPlainObject(given) ? given : em.getFilterParams(def.name);
+      if (!args && cond.length > 0 && def.args !== false)
+        throw new ListError('invalid_schema', `no arguments provided for filter '${def.name}'`);
+      cond = cond(args, 'read', em, undefined, meta.className);
+      if (cond instanceof Promise || typeof (cond as PromiseLike<unknown>)?.then === 'function')
+        throw new ListError(
+          'invalid_schema',
+          `filter '${def.name}' of ${meta.className} has an asynchronous condition, which apply() cannot await: ` +
+            'pass filterConditions from prepareFilters()',
+        );
+    }
+    const where = QueryHelper.processWhere({
+      where: cond as FilterQuery<any>,
+      entityName: meta.class,
+      metadata: em.getMetadata(),
+      platform: em.getPlatform(),
+      aliased: true,
+    });
+    if (!isEmpty(where)) conds.push(where);
+  }
+  if (conds.length === 0) return undefined;
+  return conds.length === 1 ? conds[0] : { $and: conds };
+}
+
+function isEmpty(cond: unknown): boolean {
+  return cond === undefined || cond === null || (Utils.isPlainObject(cond) && Reflect.ownKeys(cond).length === 0);
+}
+
+/** Every relation property a resolved filter or sort goes through. */
+function relationsOfQuery(resolved: Pick<ResolvedQuery, 'filter' | 'sort'>): EntityProperty[] {
+  const out: EntityProperty[] = [];
+  const hops = (relations: readonly BoundRelation[]) => {
+    for (const relation of relations) out.push(relation.prop);
+  };
+  const walk = (filter: ResolvedFilter): void => {
+    switch (filter.kind) {
+      case 'compare':
+      case 'like':
+      case 'in':
+      case 'null':
+        hops(filter.target.relations);
+        return;
+      case 'not':
+        walk(filter.operand);
+        return;
+      case 'and':
+      case 'or':
+        walk(filter.left);
+        walk(filter.right);
+        return;
+      case 'quantifier':
+        hops(filter.relations);
+        walk(filter.predicate);
+        return;
+      default: {
+        const never: never = filter;
+        throw new Error(`unknown filter node ${String((never as ResolvedFilter).kind)}`);
+      }
+    }
+  };
+  if (resolved.filter) walk(resolved.filter);
+  for (const term of resolved.sort) hops(term.target.relations);
+  return out;
+}
+
+/** Every relation property reachable through a bound schema (policies are acyclic, so this ends). */
+function relationsOfSchema(bound: BoundSchema): EntityProperty[] {
+  const out: EntityProperty[] = [];
+  const seen = new Set<BoundSchema>();
+  const visit = (schema: BoundSchema): void => {
+    if (seen.has(schema)) return;
+    seen.add(schema);
+    for (const relation of schema.relations.values()) {
+      out.push(relation.prop);
+      visit(relation.target);
+    }
+  };
+  visit(bound);
+  return out;
+}
