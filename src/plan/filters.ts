@@ -1,6 +1,7 @@
 import {
   type Dictionary,
   type EntityManager,
+  type EntityMetadata,
   type EntityProperty,
   type FilterDef,
   type FilterOptions,
@@ -87,7 +88,25 @@ function syncCondition(
 ): FilterQuery<any> | undefined {
   const meta = prop.targetMeta;
   if (!meta) throw new ListError('invalid_schema', `${prop.name} has no target entity`);
-  const opts = relationOptions(prop, options);
+  return syncEntityCondition(em, meta, relationOptions(prop, options));
+}
+
+/**
+ * Compute the root entity's active filter condition synchronously, as for related entities (ORM-wide and entity
+ * filters; not `em.addFilter()` ones, which MikroORM keeps private), so apply() filters root and related rows alike.
+ */
+export function rootFilterCondition(
+  qb: AnyQueryBuilder,
+  options: FilterOptions | undefined,
+): FilterQuery<any> | undefined {
+  return syncEntityCondition(entityManagerOf(qb), qb.mainAlias.meta, options);
+}
+
+function syncEntityCondition(
+  em: EntityManager,
+  meta: EntityMetadata,
+  opts: FilterOptions | undefined,
+): FilterQuery<any> | undefined {
   const active = new Map<string, FilterDef>();
   // Same precedence as em.applyFilters: ORM-wide filters first, then the entity's own.
   for (const source of [em.config.get('filters') as Dictionary<FilterDef>, meta.filters as Dictionary<FilterDef>])
