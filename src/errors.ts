@@ -49,7 +49,15 @@ export class ListError extends Error {
   declare readonly position?: Position;
 
   constructor(code: ErrorCode, message: string, options: ListErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // A client error is an answer, not a fault: skip the stack trace, which costs more than rejecting the input
+    // (DESIGN §10: an over-limit filter is rejected in microseconds). Server errors keep theirs for the logs.
+    const limit = Error.stackTraceLimit;
+    if (ERROR_STATUS[code] < 500) Error.stackTraceLimit = 0;
+    try {
+      super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     this.name = 'ListError';
     this.code = code;
     if (options.parameter !== undefined) this.parameter = options.parameter;

@@ -48,15 +48,16 @@ export function overflowAt(text: string, max: number): { index: number; position
   if (text.length * 3 <= max) return undefined;
   const { read, written } = encoder.encodeInto(text, scratchOf(max));
   if (read >= text.length) return undefined;
-  // Search backwards from the bound: a forward indexOf would scan the whole (possibly huge) rest of the text.
-  const lastLineFeed = read > 0 ? text.lastIndexOf('\n', read - 1) : -1;
+  // Count lines within the bound only: a slice of the head is cheap, and a forward indexOf on it is much faster than
+  // lastIndexOf on the (possibly huge) whole text.
+  const head = text.slice(0, read);
   let line = 1;
-  if (lastLineFeed >= 0) {
-    // Every LF found is at or before lastLineFeed, so no search runs past the bound.
-    line = 2;
-    for (let k = text.indexOf('\n'); k < lastLineFeed; k = text.indexOf('\n', k + 1)) line++;
+  let lineStart = -1;
+  for (let k = head.indexOf('\n'); k >= 0; k = head.indexOf('\n', k + 1)) {
+    line++;
+    lineStart = k;
   }
   const column =
-    lastLineFeed < 0 ? written + 1 : encoder.encodeInto(text.slice(lastLineFeed + 1, read), scratchOf(max)).written + 1;
+    lineStart < 0 ? written + 1 : encoder.encodeInto(head.slice(lineStart + 1), scratchOf(max)).written + 1;
   return { index: read, position: { offset: written, line, column } };
 }
