@@ -1,6 +1,25 @@
 // The public contract of listql: re-exports only.
 export type { BoundField, BoundRelation, BoundSchema, FieldKind, Operator } from './bind/types.ts';
-export { execute, executeCount } from './engine/execute.ts';
+export {
+  createEngine,
+  type Engine,
+  type EngineConfig,
+  type EngineDescription,
+  execute,
+  executeCount,
+  type FieldDescription,
+  type FromOptions,
+  type Item,
+  type IterateOptions,
+  type ListContext,
+  type Page,
+  type PageInfo,
+  type QueryInput,
+  type RelationDescription,
+  type SchemaDescription,
+  type ScopedEngine,
+  type SearchCallback,
+} from './engine/index.ts';
 export {
   ERROR_STATUS,
   type ErrorCode,
@@ -10,9 +29,17 @@ export {
   type ListErrorOptions,
   type Position,
 } from './errors.ts';
+export { type ErrorResponse, errorResponse, type InternalErrorJSON, writeError } from './http/errors.ts';
 export { fromQueryString } from './http/query-string.ts';
 export { DEFAULT_LIMITS, DEFAULT_PAGING, type Limits, MAX_OPEN_PARENTHESES } from './limits.ts';
-export { type AnyQueryBuilder, type ApplyOptions, apply } from './plan/index.ts';
+export {
+  type AnyQueryBuilder,
+  type ApplyOptions,
+  apply,
+  escapeLike,
+  type FilterConditions,
+  prepareFilters,
+} from './plan/index.ts';
 export {
   type FieldOption,
   filterable,

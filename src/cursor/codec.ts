@@ -60,7 +60,7 @@ export function decodeCursor(token: string, expect: CursorExpectation): CursorVa
   if (s !== expect.signature) fail('the cursor was made for another sort');
   if (k.length !== expect.keys.length) fail('the cursor has the wrong number of keys');
   k.forEach((value, i) => {
-    if (!fits(value, expect.keys[i]!)) fail('the cursor holds a key of the wrong type');
+    if (!keyFits(value, expect.keys[i]!)) fail('the cursor holds a key of the wrong type');
   });
   return k as CursorValue[];
 }
@@ -73,7 +73,8 @@ function encodeCanonical(signature: string, keys: unknown[]): string | undefined
   }
 }
 
-function fits(value: unknown, spec: CursorKeySpec): boolean {
+/** Tell whether a value has the JSON shape a cursor key of this spec must have. */
+export function keyFits(value: unknown, spec: CursorKeySpec): boolean {
   if (value === null) return spec.nullable;
   switch (spec.type) {
     case 'integer':

@@ -1,0 +1,134 @@
+/**
+ * Engine figures: deep cursor pages against page 1 (offset at the same depth for contrast), list() against a
+ * hand-written MikroORM QueryBuilder, and a full walk against em.findByCursor.
+ */
+import type { MikroORM } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import { createEngine } from '../src/engine/index.ts';
+import { filterable, schema, sortable } from '../src/policy/index.ts';
+import { Book, Review } from './model.ts';
+import { fmt, noise, type Sample, sideBySide } from './stats.ts';
+
+const bookPolicy = schema(Book)
+  .expose('id', sortable())
+  .expose('title', filterable(), sortable())
+  .expose('price', filterable(), sortable())
+  .expose('score', filterable(), sortable())
+  .expose('createdAt', filterable(), sortable())
+  .relation('reviews', schema(Review).expose('stars', filterable()));
+
+/** One printed line: a figure, its ratio and noise, and the target it is checked against. */
+function line(name: string, ratio: Sample, detail: string, target: string): string {
+  return `${name.padEnd(52)} ${`${ratio.median.toFixed(2)}x`.padStart(8)}  ${noise(ratio).padStart(7)}  ${detail}  ${target}`;
+}
+
+function emOf(orm: MikroORM): SqlEntityManager {
+  return orm.em.fork() as SqlEntityManager;
+}
+
+/** Deep pages on a large table: cursor at `depth` vs page 1, and offset at the same depth. */
+export async function benchDeepPages(orm: MikroORM, depth: number, sorts: readonly string[]): Promise<string[]> {
+  const books = createEngine(orm, { policy: bookPolicy, maxLimit: 100, maxOffset: 10_000_000 });
+  const out: string[] = [];
+  for (const sort of sorts) {
+    const scoped = () => books.from(emOf(orm).createQueryBuilder(Book, 'b'));
+    // Mint a cursor at the depth: an offset page carries nextCursor too.
+    const minted = await scoped().list({ sort, limit: '20', offset: String(depth - 20) });
+    const cursor = minted.page.nextCursor;
+    if (!cursor) throw new Error('no cursor at depth');
+    const page1 = () => scoped().list({ sort, limit: '20' });
+    const deep = () => scoped().list({ sort, limit: '20', cursor });
+    const offset = () => scoped().list({ sort, limit: '20', offset: String(depth) });
+    const a = await sideBySide(deep, page1, 15);
+    const b = await sideBySide(offset, page1, 5, 1);
+    out.push(
+      line(
+        `cursor page at ${depth} / page 1, sort=${sort}`,
+        a.ratio,
+        `(${fmt(a.a.median, 'ms')} vs ${fmt(a.b.median, 'ms')})`,
+        'target <= 1.5x',
+      ),
+      line(
+        `offset page at ${depth} / page 1, sort=${sort}`,
+        b.ratio,
+        `(${fmt(b.a.median, 'ms')} vs ${fmt(b.b.median, 'ms')})`,
+        'contrast',
+      ),
+    );
+  }
+  return out;
+}
+
+/** list() against the same page written by hand with MikroORM's QueryBuilder (which also serializes nothing). */
+export async function benchOverhead(orm: MikroORM, label: string): Promise<string[]> {
+  const books = createEngine(orm, { policy: bookPolicy, maxLimit: 100 });
+  const query = { filter: 'price gte 100 and price lt 900', sort: '-createdAt', limit: '20' };
+  const viaList = () => books.from(emOf(orm).createQueryBuilder(Book, 'b')).list(query);
+  const byHand = () =>
+    emOf(orm)
+      .createQueryBuilder(Book, 'b')
+      .where({ price: { $gte: 100, $lt: 900 } })
+      .orderBy([{ createdAt: 'desc' }, { id: 'asc' }])
+      .limit(21)
+      .execute('all');
+  const r = await sideBySide(viaList, byHand, 40, 10);
+  return [
+    line(
+      `list() / hand-written QueryBuilder, 20 rows, ${label}`,
+      r.ratio,
+      `(${fmt(r.a.median, 'ms')} vs ${fmt(r.b.median, 'ms')})`,
+      label === 'SQLite' ? 'target <= 1.15x' : 'report',
+    ),
+  ];
+}
+
+/** A full walk with pages() against em.findByCursor over the same order; counts rows and duplicates. */
+export async function benchWalk(orm: MikroORM, label: string, pageSize: number): Promise<string[]> {
+  const books = createEngine(orm, { policy: bookPolicy, maxLimit: pageSize });
+  const total = await emOf(orm).count(Book, {});
+  const walkList = async () => {
+    const seen = new Set<number>();
+    let rows = 0;
+    for await (const item of books
+      .from(emOf(orm).createQueryBuilder(Book, 'b'))
+      .items({ sort: '-score' }, {}, { pageSize })) {
+      seen.add(item.id as number);
+      rows++;
+    }
+    return { rows, unique: seen.size };
+  };
+  const walkMikro = async () => {
+    const em = emOf(orm);
+    const seen = new Set<number>();
+    let rows = 0;
+    let after: string | undefined;
+    for (;;) {
+      // The order a user would write; findByCursor adds no primary-key tie-breaker of its own.
+      const cursor = await em.findByCursor(Book, {
+        first: pageSize,
+        ...(after ? { after } : {}),
+        orderBy: { score: 'desc' },
+      });
+      for (const b of cursor.items) {
+        seen.add(b.id);
+        rows++;
+      }
+      em.clear();
+      if (!cursor.hasNextPage || !cursor.endCursor) break;
+      after = cursor.endCursor;
+    }
+    return { rows, unique: seen.size };
+  };
+  const ours = await walkList();
+  const theirs = await walkMikro();
+  const r = await sideBySide(walkList, walkMikro, 5, 1);
+  return [
+    line(
+      `walk items() / em.findByCursor, ${total} rows, ${label}`,
+      r.ratio,
+      `(${fmt(r.a.median, 'ms')} vs ${fmt(r.b.median, 'ms')})`,
+      'target < 1x',
+    ),
+    `  rows returned: listql ${ours.rows} (${ours.unique} distinct), findByCursor ${theirs.rows} (${theirs.unique} distinct) of ${total}`,
+  ];
+}

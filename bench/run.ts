@@ -1,0 +1,64 @@
+/**
+ * `npm run bench`: the figures of DESIGN §10, each measured side by side in one run and printed as a ratio, with
+ * the spread (half the interquartile range over the median) stated as noise. See docs/performance.md.
+ *
+ * Sizes can be lowered for a quick look: BENCH_ROWS (default 1,000,000 PostgreSQL rows), BENCH_SMALL (10,000).
+ * PostgreSQL is found as the tests find it (LISTQL_PG_URL, else the local server); each run uses its own databases.
+ */
+import { MikroORM as SqliteORM } from '@mikro-orm/sqlite';
+import { openDatabase } from '../test/helpers/db.ts';
+import { loadBooks } from './data.ts';
+import { benchDeepPages, benchOverhead, benchWalk } from './engine.ts';
+import { benchExport } from './export.ts';
+import { benchEntities } from './model.ts';
+import { benchParse } from './parse.ts';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const SMALL = Number(process.env.BENCH_SMALL ?? 10_000);
+const started = performance.now();
+
+function section(title: string, lines: readonly string[]): void {
+  console.log(`\n## ${title}`);
+  for (const l of lines) console.log(l);
+}
+
+console.log('listql bench: medians of side-by-side rounds; noise = half the IQR over the median');
+console.log(
+  `node ${process.version}, ${ROWS.toLocaleString('en-US')} PostgreSQL rows, ${SMALL.toLocaleString('en-US')} small-table rows`,
+);
+
+// SQLite: parse/bind/plan, engine overhead, walk against findByCursor.
+const sqlite = await SqliteORM.init({ entities: benchEntities, dbName: ':memory:' });
+await sqlite.schema.create();
+await loadBooks(sqlite, 'sqlite', SMALL);
+section('Parse, bind and plan (microseconds per call)', benchParse(sqlite));
+section('Engine overhead, SQLite', await benchOverhead(sqlite, 'SQLite'));
+section('Full walk against em.findByCursor, SQLite', await benchWalk(sqlite, 'SQLite', 100));
+await sqlite.close();
+
+// PostgreSQL, small table: engine overhead and the findByCursor walk.
+const small = await openDatabase('postgresql', benchEntities);
+try {
+  await loadBooks(small.orm, 'postgresql', SMALL);
+  section('Engine overhead, PostgreSQL', await benchOverhead(small.orm, 'PostgreSQL'));
+  section('Full walk against em.findByCursor, PostgreSQL', await benchWalk(small.orm, 'PostgreSQL', 100));
+} finally {
+  await small.dispose();
+}
+
+// PostgreSQL, large table: deep pages and the export walk.
+const large = await openDatabase('postgresql', benchEntities);
+try {
+  const t0 = performance.now();
+  await loadBooks(large.orm, 'postgresql', ROWS);
+  console.log(`\n(loaded ${ROWS.toLocaleString('en-US')} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  const depth = Math.floor(ROWS * 0.9);
+  section(
+    `Deep pages, PostgreSQL, ${ROWS.toLocaleString('en-US')} rows`,
+    await benchDeepPages(large.orm, depth, ['id', '-createdAt', '-score']),
+  );
+  section('Export walk, PostgreSQL', await benchExport(large.orm, large.url!));
+} finally {
+  await large.dispose();
+}
+console.log(`\nbench finished in ${((performance.now() - started) / 1000).toFixed(0)} s`);

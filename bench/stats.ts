@@ -1,0 +1,73 @@
+/** Timing helpers for `npm run bench`: medians over repeated runs, with the spread stated as noise. */
+import { performance } from 'node:perf_hooks';
+
+/** A measured distribution, in the unit of its samples. */
+export interface Sample {
+  readonly median: number;
+  readonly p25: number;
+  readonly p75: number;
+  readonly runs: number;
+}
+
+/** Summarize raw timings. */
+export function summarize(values: readonly number[]): Sample {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1)))] ?? Number.NaN;
+  return { median: at(0.5), p25: at(0.25), p75: at(0.75), runs: sorted.length };
+}
+
+/** Relative spread of a sample: the interquartile range over the median. */
+export function noise(s: Sample): string {
+  return `±${((100 * (s.p75 - s.p25)) / 2 / s.median).toFixed(1)}%`;
+}
+
+/** Time a synchronous function in microseconds per call, over `runs` batches of `batch` calls. */
+export function microsPerCall(fn: () => unknown, runs = 30, batch = 200): Sample {
+  for (let i = 0; i < batch; i++) fn(); // warm up
+  const values: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const start = performance.now();
+    for (let i = 0; i < batch; i++) fn();
+    values.push(((performance.now() - start) * 1000) / batch);
+  }
+  return summarize(values);
+}
+
+/**
+ * Time two async operations side by side, alternating A and B in every round so machine noise hits both alike.
+ * Returns both samples (milliseconds per call) and the per-round ratio A/B.
+ */
+export async function sideBySide(
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+  rounds = 15,
+  warmup = 3,
+): Promise<{ a: Sample; b: Sample; ratio: Sample }> {
+  for (let i = 0; i < warmup; i++) {
+    await a();
+    await b();
+  }
+  const ta: number[] = [];
+  const tb: number[] = [];
+  const ratio: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const first = r % 2 === 0;
+    const [x, y] = first ? [a, b] : [b, a];
+    const t0 = performance.now();
+    await x();
+    const t1 = performance.now();
+    await y();
+    const t2 = performance.now();
+    const [da, db] = first ? [t1 - t0, t2 - t1] : [t2 - t1, t1 - t0];
+    ta.push(da);
+    tb.push(db);
+    ratio.push(da / db);
+  }
+  return { a: summarize(ta), b: summarize(tb), ratio: summarize(ratio) };
+}
+
+/** Format a number with a unit and sensible precision. */
+export function fmt(value: number, unit: string): string {
+  const digits = value >= 100 ? 0 : value >= 10 ? 1 : 2;
+  return `${value.toFixed(digits)} ${unit}`;
+}

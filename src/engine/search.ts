@@ -1,0 +1,24 @@
+import { isListError, ListError } from '../errors.ts';
+import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
+import type { ListContext, SearchCallback } from './config.ts';
+
+/**
+ * Run the endpoint's search callback on `qb` (the engine's own copy of the scope) and insist it narrows that very
+ * QueryBuilder. Returning anything else could be an unscoped query, so it is a failure, never a fallback.
+ */
+export async function applySearch<C extends ListContext>(
+  search: SearchCallback<C>,
+  ctx: C,
+  qb: AnyQueryBuilder,
+  term: string,
+): Promise<void> {
+  let result: unknown;
+  try {
+    result = await search(ctx, qb, term);
+  } catch (err) {
+    if (isListError(err)) throw err;
+    throw new ListError('execution_failed', 'the search callback failed', { cause: err });
+  }
+  if (result !== qb)
+    throw new ListError('execution_failed', 'the search callback must return the QueryBuilder it was given, narrowed');
+}

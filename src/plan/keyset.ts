@@ -1,0 +1,115 @@
+import { joinFragments, type SqlFragment } from './fragment.ts';
+
+/** One effective sort key as the keyset predicate sees it: quoted SQL, direction, and whether it can be NULL. */
+export interface KeysetColumn {
+  /** The quoted, qualified column (`"p"."price"`); identifiers come from metadata, never from input. */
+  readonly sql: string;
+  readonly direction: 'asc' | 'desc';
+  readonly nullable: boolean;
+}
+
+/** Options of keysetPredicate. */
+export interface KeysetOptions {
+  /**
+   * Fold each run of adjacent NOT NULL, same-direction keys into one row-value comparison (`(a, b) > (?, ?)`),
+   * which indexes can serve. Off gives the plain expansion of DESIGN §5.7; both select the same rows.
+   */
+  readonly rowValues?: boolean;
+}
+
+/** A run of keys compared together: one key, or several NOT NULL keys of one direction as a row value. */
+interface Unit {
+  readonly columns: readonly KeysetColumn[];
+  readonly values: readonly unknown[];
+  readonly direction: 'asc' | 'desc';
+  /** A single nullable key: AFTER then also matches NULL, and a NULL cursor value has no AFTER branch. */
+  readonly nullable: boolean;
+}
+
+/**
+ * Build the predicate "row comes strictly after the cursor" for keys sorted NULLS LAST in both directions:
+ * the OR over i of (k1 ≡ c1 AND … AND k(i-1) ≡ c(i-1) AND ki AFTER ci), where ≡ is `=` or `IS NULL`, and AFTER is
+ * `>`/`<` plus `OR ki IS NULL` when ki is nullable (no branch for a NULL ci). Values stay `?` placeholders.
+ *
+ * @example keysetPredicate([score asc nullable, id asc], [5, 9])
+ * // (("p"."score" > ? or "p"."score" is null) or ("p"."score" = ? and "p"."id" > ?)), [5, 5, 9]
+ * @example keysetPredicate([created desc, id desc], ['…', 9]) // ("p"."created", "p"."id") < (?, ?)
+ */
+export function keysetPredicate(
+  columns: readonly KeysetColumn[],
+  values: readonly unknown[],
+  options: KeysetOptions = {},
+): SqlFragment {
+  if (columns.length !== values.length) throw new Error('listql: keyset columns and values differ in number');
+  const units = unitsOf(columns, values, options.rowValues ?? true);
+  const branches: SqlFragment[] = [];
+  const equal: SqlFragment[] = [];
+  for (const unit of units) {
+    const after = afterOf(unit);
+    if (after) branches.push(equal.length === 0 ? after : joinFragments([...equal, after], ' and '));
+    equal.push(equalOf(unit));
+  }
+  if (branches.length === 0) return { sql: '(1 = 0)', params: [] };
+  const any = branches.length === 1 ? branches[0]! : wrapEach(branches);
+  // A leading NOT NULL unit bounds every branch (`k1 >= c1`): a range the index on k1 can seek to.
+  const first = units[0]!;
+  if (units.length > 1 && !first.nullable && branches.length > 1) {
+    const bound = compare(first, first.direction === 'asc' ? '>=' : '<=');
+    return { sql: `(${bound.sql} and (${any.sql}))`, params: [...bound.params, ...any.params] };
+  }
+  return { sql: `(${any.sql})`, params: any.params };
+}
+
+function unitsOf(columns: readonly KeysetColumn[], values: readonly unknown[], rowValues: boolean): Unit[] {
+  const units: Unit[] = [];
+  columns.forEach((column, i) => {
+    const value = values[i];
+    const last = units.at(-1);
+    const joinable =
+      rowValues &&
+      last !== undefined &&
+      !last.nullable &&
+      !column.nullable &&
+      last.direction === column.direction &&
+      value !== null;
+    if (joinable) {
+      units[units.length - 1] = { ...last, columns: [...last.columns, column], values: [...last.values, value] };
+    } else {
+      // A NOT NULL column holding NULL (a key through an outer join, mislabelled) is treated as nullable: safe.
+      const nullable = column.nullable || value === null;
+      units.push({ columns: [column], values: [value], direction: column.direction, nullable });
+    }
+  });
+  return units;
+}
+
+function afterOf(unit: Unit): SqlFragment | undefined {
+  const value = unit.values[0];
+  if (unit.nullable && value === null) return undefined;
+  const strict = compare(unit, unit.direction === 'asc' ? '>' : '<');
+  if (!unit.nullable) return strict;
+  return { sql: `(${strict.sql} or ${unit.columns[0]!.sql} is null)`, params: strict.params };
+}
+
+function equalOf(unit: Unit): SqlFragment {
+  if (unit.columns.length === 1 && unit.values[0] === null)
+    return { sql: `${unit.columns[0]!.sql} is null`, params: [] };
+  return joinFragments(
+    unit.columns.map((c, i) => ({ sql: `${c.sql} = ?`, params: [unit.values[i]] })),
+    ' and ',
+  );
+}
+
+function compare(unit: Unit, operator: string): SqlFragment {
+  if (unit.columns.length === 1) return { sql: `${unit.columns[0]!.sql} ${operator} ?`, params: [unit.values[0]] };
+  const left = unit.columns.map((c) => c.sql).join(', ');
+  const right = unit.columns.map(() => '?').join(', ');
+  return { sql: `(${left}) ${operator} (${right})`, params: [...unit.values] };
+}
+
+function wrapEach(parts: readonly SqlFragment[]): SqlFragment {
+  return joinFragments(
+    parts.map((p) => ({ sql: `(${p.sql})`, params: p.params })),
+    ' or ',
+  );
+}

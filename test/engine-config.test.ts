@@ -1,0 +1,219 @@
+/**
+ * createEngine() validates its configuration (invalid_schema naming the setting) and returns a frozen engine;
+ * from() refuses a base scope of another entity or in the reserved alias namespace; describe() is detached,
+ * deterministic, frozen, and names no table, column or property.
+ */
+import type { EntityManager } from '@mikro-orm/core';
+import * as assert from 'uvu/assert';
+import { createEngine, type EngineConfig } from '../src/engine/index.ts';
+import { isListError } from '../src/errors.ts';
+import { DEFAULT_LIMITS } from '../src/limits.ts';
+import { schema, sortable } from '../src/policy/index.ts';
+import { catalogEntities, Product } from './fixtures/catalog.ts';
+import { Cell, Entry, entryPolicy, seedWalk, walkEntities } from './fixtures/walk.ts';
+import { eachDialect } from './helpers/db.ts';
+
+interface ConfigRow {
+  readonly name: string;
+  readonly config: (valid: EngineConfig) => unknown;
+  /** A fragment the message must contain. */
+  readonly names: string;
+}
+
+const CONFIGS: readonly ConfigRow[] = [
+  { name: 'no config', config: () => undefined, names: 'the config' },
+  { name: 'no policy', config: () => ({}), names: 'policy' },
+  { name: 'a policy that is not one', config: () => ({ policy: { entity: Entry } }), names: 'policy' },
+  { name: 'defaultLimit 0', config: (v) => ({ ...v, defaultLimit: 0 }), names: 'defaultLimit' },
+  { name: 'maxLimit 1.5', config: (v) => ({ ...v, maxLimit: 1.5 }), names: 'maxLimit' },
+  { name: 'maxOffset -1', config: (v) => ({ ...v, maxOffset: -1 }), names: 'maxOffset' },
+  { name: 'maxOffset as a string', config: (v) => ({ ...v, maxOffset: '10' }), names: 'maxOffset' },
+  { name: 'allowCount "yes"', config: (v) => ({ ...v, allowCount: 'yes' }), names: 'allowCount' },
+  { name: 'search not a function', config: (v) => ({ ...v, search: 'title' }), names: 'search' },
+  { name: 'maxCursorBytes 0', config: (v) => ({ ...v, maxCursorBytes: 0 }), names: 'maxCursorBytes' },
+  { name: 'a limit of 0', config: (v) => ({ ...v, limits: { maxNodes: 0 } }), names: 'limits.maxNodes' },
+  { name: 'an unknown limit', config: (v) => ({ ...v, limits: { maxBogus: 1 } }), names: 'limits.maxBogus' },
+  { name: 'an unknown setting', config: (v) => ({ ...v, maxlimit: 5 }), names: 'maxlimit' },
+  {
+    name: 'defaultLimit over maxLimit',
+    config: (v) => ({ ...v, defaultLimit: 50, maxLimit: 10 }),
+    names: 'defaultLimit (50)',
+  },
+  {
+    name: 'defaultLimit over the default maxLimit',
+    config: (v) => ({ ...v, defaultLimit: 101 }),
+    names: 'maxLimit (100)',
+  },
+  {
+    name: 'two different cursor bounds',
+    config: (v) => ({ ...v, maxCursorBytes: 100, limits: { maxCursorBytes: 200 } }),
+    names: 'maxCursorBytes',
+  },
+  {
+    name: 'a policy for an entity this ORM does not know',
+    config: () => ({ policy: schema(Product).expose('id', sortable()) }),
+    names: 'Product',
+  },
+];
+
+const FORBIDDEN = [
+  'walk_entry',
+  'walk_team',
+  'walk_tag',
+  'entry_id',
+  'score_value',
+  'label_text',
+  'at_moment',
+  'big_number',
+  'team_name',
+  'tag_name',
+  'tenant',
+  'secret',
+  'deleted',
+  'label',
+  'team',
+  'Entry',
+  'Team',
+];
+
+const EXPECTED_DESCRIPTION = {
+  fields: [
+    ['id', 'integer', false],
+    ['score', 'integer', true],
+    ['title', 'string', false],
+    ['big', 'bigint', false],
+    ['amount', 'decimal', true],
+    ['ratio', 'float', true],
+    ['flag', 'boolean', true],
+    ['day', 'date', true],
+  ].map(([name, kind, nullable]) => ({
+    name,
+    kind,
+    nullable,
+    filterable: true,
+    operators: operatorsOf(kind as string, nullable as boolean),
+    sortable: true,
+  })),
+};
+
+function operatorsOf(kind: string, nullable: boolean): string[] {
+  const ordering = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'];
+  const base =
+    kind === 'boolean'
+      ? ['eq', 'ne']
+      : kind === 'string'
+        ? [...ordering, 'contains', 'startswith', 'endswith', 'in', 'nin']
+        : [...ordering, 'in', 'nin'];
+  return nullable ? [...base, 'null'] : base;
+}
+
+eachDialect('engine config', { entities: walkEntities, seed: seedWalk }, (test) => {
+  const valid: EngineConfig = { policy: entryPolicy };
+
+  for (const row of CONFIGS) {
+    test(`invalid_schema: ${row.name}`, ({ em }) => {
+      try {
+        createEngine(em, row.config(valid) as EngineConfig);
+        assert.unreachable('createEngine accepted it');
+      } catch (err) {
+        assert.ok(isListError(err), String(err));
+        assert.is(err.code, 'invalid_schema');
+        assert.ok(err.message.includes(row.names), err.message);
+      }
+    });
+  }
+
+  test('a valid engine is frozen, and so is its scoped engine', ({ em }) => {
+    const engine = createEngine(em, { policy: entryPolicy, defaultLimit: 5, maxLimit: 5 });
+    assert.ok(Object.isFrozen(engine));
+    assert.ok(Object.isFrozen(engine.from((em as any).createQueryBuilder(Entry, 'e'))));
+  });
+
+  test('from() refuses a base scope of another entity, or one in the reserved alias namespace', ({ em }) => {
+    const engine = createEngine(em, valid);
+    for (const qb of [(em as any).createQueryBuilder(Cell, 'c'), (em as any).createQueryBuilder(Entry, 'lq1'), {}]) {
+      try {
+        engine.from(qb);
+        assert.unreachable('from() accepted it');
+      } catch (err) {
+        assert.ok(isListError(err), String(err));
+        assert.is(err.code, 'invalid_schema');
+      }
+    }
+  });
+
+  test('describe(): public fields, relations, capabilities and limits', ({ em }) => {
+    const search = (_c: unknown, qb: any) => qb;
+    const engine = createEngine(em, { policy: entryPolicy, allowCount: true, search, maxLimit: 50, maxOffset: 500 });
+    const d = engine.describe();
+    const at = {
+      name: 'at',
+      kind: 'datetime',
+      nullable: false,
+      filterable: true,
+      operators: ['gte', 'lte'],
+      sortable: true,
+    };
+    assert.equal(d.fields, [...EXPECTED_DESCRIPTION.fields, at]);
+    assert.equal(d.relations, [
+      {
+        name: 'group',
+        cardinality: 'one',
+        schema: {
+          fields: [
+            {
+              name: 'name',
+              kind: 'string',
+              nullable: true,
+              filterable: true,
+              operators: operatorsOf('string', true),
+              sortable: true,
+            },
+          ],
+          relations: [],
+        },
+      },
+      {
+        name: 'tags',
+        cardinality: 'many',
+        schema: {
+          fields: [
+            {
+              name: 'name',
+              kind: 'string',
+              nullable: false,
+              filterable: true,
+              operators: ['eq', 'in'],
+              sortable: false,
+            },
+          ],
+          relations: [],
+        },
+      },
+    ]);
+    assert.equal(d.capabilities, { count: true, search: true, cursor: true, offset: true });
+    assert.equal(d.limits, { defaultLimit: 20, maxLimit: 50, maxOffset: 500, ...DEFAULT_LIMITS });
+    const plain = createEngine(em, { policy: entryPolicy }).describe();
+    assert.equal(plain.capabilities, { count: false, search: false, cursor: true, offset: true });
+  });
+
+  test('describe() is frozen, detached, deterministic and names no table, column or property', ({ em }) => {
+    const a = createEngine(em, { policy: entryPolicy }).describe();
+    const b = createEngine(em, { policy: entryPolicy }).describe();
+    assert.equal(a, b);
+    assert.is(JSON.stringify(a), JSON.stringify(b));
+    assert.equal(JSON.parse(JSON.stringify(a)), a, 'plain data only');
+    const frozen = (v: unknown): boolean =>
+      typeof v !== 'object' || v === null || (Object.isFrozen(v) && Object.values(v).every(frozen));
+    assert.ok(frozen(a));
+    const text = JSON.stringify(a);
+    for (const name of FORBIDDEN) assert.not.ok(text.includes(name), `describe() mentions ${name}`);
+  });
+});
+
+eachDialect('engine config: other entities', { entities: catalogEntities }, (test) => {
+  test('a policy bound to this ORM works with an EntityManager or the MikroORM instance', ({ db, em }) => {
+    const policy = schema(Product).expose('id', sortable());
+    for (const orm of [db.orm, em as EntityManager]) assert.ok(createEngine(orm, { policy }).describe());
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * Cursors through the engine: every malformed, tampered, truncated, padded, re-ordered, wrong-version, oversized or
+ * wrong-sort cursor is `invalid_cursor`, and not one statement reaches the database. A continuation page uses the
+ * keyset predicate (row values where the keys allow), never offset, with cursor values bound. MikroORM's own
+ * findByCursor is never called.
+ */
+import { EntityManager } from '@mikro-orm/core';
+import * as assert from 'uvu/assert';
+import { createEngine, type ScopedEngine } from '../src/engine/index.ts';
+import { isListError } from '../src/errors.ts';
+import { Cell, cellPolicy, Entry, entryPolicy, seedWalk, walkEntities } from './fixtures/walk.ts';
+import { captureDriver } from './helpers/capture.ts';
+import { type Dialect, eachDialect } from './helpers/db.ts';
+import { walk } from './helpers/walk.ts';
+
+interface Doc {
+  v: unknown;
+  s: string;
+  k: unknown[];
+}
+
+const token = (json: string) => Buffer.from(json, 'utf8').toString('base64url');
+const encode = (doc: Doc) => token(JSON.stringify({ v: doc.v, s: doc.s, k: doc.k }));
+
+/** What a row gets to build its bad cursor from: a valid `sort=score` cursor, decoded, and one of another entity. */
+interface Valid {
+  readonly cursor: string;
+  readonly doc: Doc;
+  readonly cellCursor: string;
+}
+
+interface BadRow {
+  readonly name: string;
+  readonly query: (v: Valid) => Record<string, string>;
+  readonly code?: string;
+  readonly maxCursorBytes?: number;
+}
+
+const withDoc = (change: (doc: Doc) => Doc) => (v: Valid) => ({ sort: 'score', cursor: encode(change(v.doc)) });
+const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
+
+const BAD: readonly BadRow[] = [
+  { name: 'a tampered signature', query: withDoc((d) => ({ ...d, s: flip(d.s, 3) })) },
+  { name: 'a flipped character', query: (v) => ({ sort: 'score', cursor: flip(v.cursor, 12) }) },
+  { name: 'truncated by one character', query: (v) => ({ sort: 'score', cursor: v.cursor.slice(0, -1) }) },
+  { name: 'truncated by four characters', query: (v) => ({ sort: 'score', cursor: v.cursor.slice(0, -4) }) },
+  { name: 'padded with =', query: (v) => ({ sort: 'score', cursor: `${v.cursor}=` }) },
+  { name: 'padded to a multiple of four', query: (v) => ({ sort: 'score', cursor: `${v.cursor}${'='.repeat(4)}` }) },
+  {
+    name: 'keys re-ordered',
+    query: (v) => ({ sort: 'score', cursor: token(JSON.stringify({ s: v.doc.s, v: 1, k: v.doc.k })) }),
+  },
+  {
+    name: 'whitespace in the JSON',
+    query: (v) => ({ sort: 'score', cursor: token(JSON.stringify({ v: 1, s: v.doc.s, k: v.doc.k }, null, 1)) }),
+  },
+  { name: 'version 2', query: withDoc((d) => ({ ...d, v: 2 })) },
+  { name: 'version as a string', query: withDoc((d) => ({ ...d, v: '1' })) },
+  { name: 'over maxCursorBytes', query: (v) => ({ sort: 'score', cursor: v.cursor }), maxCursorBytes: 32 },
+  { name: 'far over the default bound', query: () => ({ sort: 'score', cursor: 'A'.repeat(4097) }) },
+  { name: 'made for the other direction', query: (v) => ({ sort: '-score', cursor: v.cursor }) },
+  { name: 'made for another field', query: (v) => ({ sort: 'title', cursor: v.cursor }) },
+  { name: 'made for the default sort', query: (v) => ({ cursor: v.cursor }) },
+  { name: 'made for another entity', query: (v) => ({ cursor: v.cellCursor }) },
+  { name: 'one key too many', query: withDoc((d) => ({ ...d, k: [...d.k, 1] })) },
+  { name: 'one key too few', query: withDoc((d) => ({ ...d, k: d.k.slice(0, 1) })) },
+  { name: 'an integer key as a string', query: withDoc((d) => ({ ...d, k: [d.k[0], String(d.k[1])] })) },
+  { name: 'NULL for a NOT NULL key', query: withDoc((d) => ({ ...d, k: [d.k[0], null] })) },
+  { name: 'an unsafe integer', query: withDoc((d) => ({ ...d, k: [d.k[0], 2 ** 60] })) },
+  { name: 'a fraction for an integer', query: withDoc((d) => ({ ...d, k: [1.5, d.k[1]] })) },
+  { name: 'not JSON', query: () => ({ sort: 'score', cursor: token('hello') }) },
+  { name: 'a JSON array', query: () => ({ sort: 'score', cursor: token('[1,"x",[2]]') }) },
+  { name: 'a character outside base64url', query: (v) => ({ sort: 'score', cursor: `${v.cursor.slice(0, 5)}!` }) },
+  { name: 'an empty cursor', query: () => ({ sort: 'score', cursor: '' }), code: 'invalid_parameter' },
+  {
+    name: 'a cursor with an offset',
+    query: (v) => ({ sort: 'score', cursor: v.cursor, offset: '0' }),
+    code: 'invalid_parameter',
+  },
+];
+
+function entries(em: EntityManager): ScopedEngine {
+  return createEngine(em, { policy: entryPolicy }).from((em as any).createQueryBuilder(Entry, 'e'));
+}
+
+async function valid(em: EntityManager): Promise<Valid> {
+  const page = await entries(em).list({ sort: 'score', limit: '3' });
+  const cursor = page.page.nextCursor!;
+  const cells = createEngine(em, { policy: cellPolicy }).from((em as any).createQueryBuilder(Cell, 'c'));
+  const cellCursor = (await cells.list({ limit: '2' })).page.nextCursor!;
+  return { cursor, doc: JSON.parse(Buffer.from(cursor, 'base64url').toString()) as Doc, cellCursor };
+}
+
+const q = (dialect: Dialect, sql: string) => (dialect === 'sqlite' ? sql.replaceAll('"', '`') : sql);
+
+eachDialect('engine cursors', { entities: walkEntities, seed: seedWalk }, (test, dialect) => {
+  test('the valid cursor the rows below start from continues the walk', async ({ em }) => {
+    const v = await valid(em);
+    assert.equal(v.doc.k, [1, 7], 'sort=score, limit 3: 17 (score 0; 11 is deleted), then 3 and 7 (score 1)');
+    const next = await entries(em).list({ sort: 'score', cursor: v.cursor, limit: '2' });
+    assert.equal(
+      next.items.map((i) => i.id),
+      [14, 19],
+    );
+  });
+
+  for (const row of BAD) {
+    test(`rejected before any query: ${row.name}`, async ({ em }) => {
+      const v = await valid(em);
+      const engine = createEngine(em, {
+        policy: entryPolicy,
+        ...(row.maxCursorBytes ? { maxCursorBytes: row.maxCursorBytes } : {}),
+      });
+      const scoped = engine.from((em as any).createQueryBuilder(Entry, 'e'));
+      const { result, calls } = await captureDriver(() =>
+        scoped.list(row.query(v)).then(
+          () => undefined,
+          (e) => e,
+        ),
+      );
+      assert.ok(isListError(result), `expected a ListError, got ${String(result)}`);
+      assert.is(result.code, row.code ?? 'invalid_cursor');
+      assert.is(result.parameter, row.code ? (row.name.includes('offset') ? 'offset' : 'cursor') : 'cursor');
+      assert.is(calls.length, 0, `statements ran: ${calls.map((c) => c.sql).join('; ')}`);
+    });
+  }
+
+  test('a continuation page uses the row-value keyset predicate, never offset, with cursor values bound', async ({
+    em,
+  }) => {
+    const scoped = entries(em);
+    const first = await scoped.list({ sort: 'at', limit: '3' });
+    const doc = JSON.parse(Buffer.from(first.page.nextCursor!, 'base64url').toString()) as Doc;
+    const { calls } = await captureDriver(() =>
+      scoped.list({ sort: 'at', limit: '3', cursor: first.page.nextCursor! }),
+    );
+    const data = calls.filter((c) => c.sql.includes('walk_entry'));
+    assert.is(data.length, 1);
+    const { sql, values } = data[0]!;
+    const row =
+      dialect === 'postgresql' ? '("e"."at_moment", "e"."entry_id") > ($' : '("e"."at_moment", "e"."entry_id") > (?';
+    assert.ok(sql.includes(q(dialect, row)), sql);
+    assert.not.match(sql, /\boffset\b/i);
+    assert.ok(!sql.includes(String(doc.k[0])), 'a cursor value is in the SQL text');
+    assert.ok(
+      values.some((x) => String(x) === String(doc.k[0])),
+      JSON.stringify(values),
+    );
+    assert.ok(values.includes(4), 'limit + 1 rows are fetched');
+  });
+
+  test('a nullable key gets NULL branches instead of a row value', async ({ em }) => {
+    const scoped = entries(em);
+    const first = await scoped.list({ sort: '-score', limit: '2' });
+    const { calls } = await captureDriver(() => scoped.list({ sort: '-score', cursor: first.page.nextCursor! }));
+    const sql = calls.find((c) => c.sql.includes('walk_entry'))!.sql;
+    assert.ok(sql.includes(q(dialect, '"e"."score_value" is null')), sql);
+    assert.ok(sql.includes(q(dialect, '"e"."score_value" <')), sql);
+  });
+
+  test("MikroORM's findByCursor is never used", async ({ em }) => {
+    const proto = EntityManager.prototype as unknown as { findByCursor: (...args: unknown[]) => unknown };
+    const original = proto.findByCursor;
+    let used = 0;
+    proto.findByCursor = function (this: unknown, ...args: unknown[]) {
+      used++;
+      return original.apply(this, args);
+    };
+    try {
+      const { items } = await walk(entries(em), { sort: '-score' }, [3]);
+      assert.is(items.length, 20);
+    } finally {
+      proto.findByCursor = original;
+    }
+    assert.is(used, 0);
+  });
+});

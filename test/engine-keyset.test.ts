@@ -1,0 +1,168 @@
+/**
+ * The keyset predicate of DESIGN §5.7: its SQL for each shape of effective sort, and, on both databases, proof that
+ * the index-friendly row-value form and the plain expansion select exactly the rows after the cursor row, for every
+ * row of the fixture taken as the cursor.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execute } from '../src/engine/execute.ts';
+import { type KeysetColumn, keysetPredicate } from '../src/plan/keyset.ts';
+import { Entry, seedWalk, walkEntities } from './fixtures/walk.ts';
+import { eachDialect } from './helpers/db.ts';
+import { type Comparable, orderBy } from './helpers/walk.ts';
+
+const col = (name: string, direction: 'asc' | 'desc', nullable = false): KeysetColumn => ({
+  sql: `"${name}"`,
+  direction,
+  nullable,
+});
+
+interface ShapeRow {
+  readonly name: string;
+  readonly columns: readonly KeysetColumn[];
+  readonly values: readonly unknown[];
+  readonly sql: string;
+  readonly params: readonly unknown[];
+  /** The plain expansion, when it differs from the row-value form. */
+  readonly plain?: string;
+}
+
+const SHAPES: readonly ShapeRow[] = [
+  { name: 'one NOT NULL key', columns: [col('id', 'asc')], values: [7], sql: '("id" > ?)', params: [7] },
+  { name: 'one key descending', columns: [col('id', 'desc')], values: [7], sql: '("id" < ?)', params: [7] },
+  {
+    name: 'a run of NOT NULL keys, one direction: one row value',
+    columns: [col('at', 'asc'), col('id', 'asc')],
+    values: ['t', 7],
+    sql: '(("at", "id") > (?, ?))',
+    params: ['t', 7],
+    plain: '("at" >= ? and (("at" > ?) or ("at" = ? and "id" > ?)))',
+  },
+  {
+    name: 'a descending run',
+    columns: [col('at', 'desc'), col('id', 'desc')],
+    values: ['t', 7],
+    sql: '(("at", "id") < (?, ?))',
+    params: ['t', 7],
+  },
+  {
+    name: 'mixed directions: a leading bound, then branches',
+    columns: [col('score', 'desc'), col('id', 'asc')],
+    values: [3, 7],
+    sql: '("score" <= ? and (("score" < ?) or ("score" = ? and "id" > ?)))',
+    params: [3, 3, 3, 7],
+  },
+  {
+    name: 'a nullable key with a value: NULLs come after it',
+    columns: [col('score', 'asc', true), col('id', 'asc')],
+    values: [3, 7],
+    sql: '((("score" > ? or "score" is null)) or ("score" = ? and "id" > ?))',
+    params: [3, 3, 7],
+  },
+  {
+    name: 'a nullable key at NULL: no branch for it, equality is IS NULL',
+    columns: [col('score', 'desc', true), col('id', 'asc')],
+    values: [null, 7],
+    sql: '("score" is null and "id" > ?)',
+    params: [7],
+  },
+  {
+    name: 'a nullable key between two runs',
+    columns: [col('a', 'asc'), col('b', 'asc'), col('n', 'desc', true), col('c', 'asc'), col('id', 'asc')],
+    values: [1, 2, 5, 3, 9],
+    sql:
+      '(("a", "b") >= (?, ?) and ((("a", "b") > (?, ?)) or ("a" = ? and "b" = ? and ("n" < ? or "n" is null)) or ' +
+      '("a" = ? and "b" = ? and "n" = ? and ("c", "id") > (?, ?))))',
+    params: [1, 2, 1, 2, 1, 2, 5, 1, 2, 5, 3, 9],
+  },
+  {
+    name: 'nothing comes after the last NULL of a NOT NULL-free sort',
+    columns: [col('n', 'asc', true)],
+    values: [null],
+    sql: '(1 = 0)',
+    params: [],
+  },
+];
+
+for (const row of SHAPES) {
+  test(`keyset SQL: ${row.name}`, () => {
+    const out = keysetPredicate(row.columns, row.values);
+    assert.is(out.sql, row.sql);
+    assert.equal(out.params, row.params);
+    if (row.plain) assert.is(keysetPredicate(row.columns, row.values, { rowValues: false }).sql, row.plain);
+  });
+}
+
+test('keyset SQL: columns and values must pair up', () => {
+  assert.throws(() => keysetPredicate([col('id', 'asc')], []));
+});
+
+test.run();
+
+/** Sorts over raw columns whose values the drivers return exactly; every row of the fixture serves as cursor. */
+interface EquivalenceRow {
+  readonly sort: string;
+  readonly keys: readonly { name: string; column: string; nullable: boolean }[];
+}
+
+const KEY = {
+  id: { name: 'id', column: 'entry_id', nullable: false },
+  score: { name: 'score', column: 'score_value', nullable: true },
+  title: { name: 'title', column: 'label_text', nullable: false },
+  flag: { name: 'flag', column: 'flag_value', nullable: true },
+  ratio: { name: 'ratio', column: 'ratio_value', nullable: true },
+} as const;
+
+const EQUIVALENCE: readonly EquivalenceRow[] = [
+  { sort: 'title', keys: [KEY.title, KEY.id] },
+  { sort: '-title,-id', keys: [KEY.title, KEY.id] },
+  { sort: 'score', keys: [KEY.score, KEY.id] },
+  { sort: '-score,title', keys: [KEY.score, KEY.title, KEY.id] },
+  { sort: 'title,-score,-id', keys: [KEY.title, KEY.score, KEY.id] },
+  { sort: 'flag,ratio,-title', keys: [KEY.flag, KEY.ratio, KEY.title, KEY.id] },
+  { sort: 'title,-flag', keys: [KEY.title, KEY.flag, KEY.id] },
+];
+
+type Raw = Record<string, unknown>;
+
+eachDialect('keyset forms select the same rows', { entities: walkEntities, seed: seedWalk }, (dialectTest) => {
+  for (const row of EQUIVALENCE) {
+    dialectTest(`sort=${row.sort}: row values ≡ expansion ≡ the rows after the cursor`, async ({ em }) => {
+      const platform = em.getPlatform();
+      const select = row.keys.map((k) => `${k.column} as ${k.name}`).join(', ');
+      const rows = (await em.getConnection().execute(`select ${select} from walk_entry`)) as Raw[];
+      const getters = Object.fromEntries(row.keys.map((k) => [k.name, (r: Raw) => normalize(r[k.name])]));
+      const ordered = orderBy(rows, row.sort, getters, ['id']).map((r) => r.id as number);
+      const directions = new Map(
+        row.sort
+          .split(',')
+          .map((t) => (t.startsWith('-') ? [t.slice(1), 'desc'] : [t, 'asc']) as [string, 'asc' | 'desc']),
+      );
+      const columns = row.keys.map((k) => ({
+        sql: platform.quoteIdentifier(`e.${k.column}`),
+        direction: directions.get(k.name) ?? 'asc',
+        nullable: k.nullable,
+      }));
+      for (const cursor of rows) {
+        const values = row.keys.map((k) => cursor[k.name]);
+        const expected = ordered.slice(ordered.indexOf(cursor.id as number) + 1).sort((a, b) => a - b);
+        for (const rowValues of [true, false]) {
+          const predicate = keysetPredicate(columns, values, { rowValues });
+          const qb = (em as any)
+            .createQueryBuilder(Entry, 'e')
+            .select(['id'])
+            .where(predicate.sql, [...predicate.params])
+            .orderBy({ id: 'asc' });
+          const ids = (await execute<{ id: number }>(qb)).map((r) => r.id);
+          assert.equal(ids, expected, `cursor at id ${String(cursor.id)}, rowValues ${rowValues}`);
+        }
+      }
+    });
+  }
+});
+
+/** Booleans come back as 0/1 on SQLite and true/false on PostgreSQL; both order false first. */
+function normalize(value: unknown): Comparable {
+  if (typeof value === 'boolean') return Number(value);
+  return value as Comparable;
+}
