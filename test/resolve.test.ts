@@ -462,13 +462,14 @@ const LITERAL_ROWS: readonly LiteralRow[] = [
   { policy: 'product', field: 'price', literal: '10.50', expect: { both: '10.5' } },
   { policy: 'product', field: 'price', literal: '1e2', expect: { both: '100' } },
   { policy: 'product', field: 'price', literal: '1.5e2', expect: { both: '150' } },
-  { policy: 'product', field: 'price', literal: '-0.0010', expect: { both: '-0.001' } },
-  { policy: 'product', field: 'price', literal: '25E-3', expect: { both: '0.025' } },
+  // Within price's scale (2): literals finer than the scale are rewritten on SQLite (see the scale rows below).
+  { policy: 'product', field: 'price', literal: '-0.10', expect: { both: '-0.1' } },
+  { policy: 'product', field: 'price', literal: '25E-2', expect: { both: '0.25' } },
   {
     policy: 'product',
     field: 'price',
-    literal: '0.1000000000000000000000001',
-    expect: { both: '0.1000000000000000000000001' },
+    literal: '12345678901234567890.01',
+    expect: { both: '12345678901234567890.01' },
   },
   { policy: 'product', field: 'price', literal: '1e5000', expect: 'reject' },
   { policy: 'product', field: 'price', literal: "'10'", expect: 'reject' },
@@ -672,6 +673,35 @@ eachDialect('resolveQuery', { entities: [...catalogEntities, ...relationEntities
       }
       const q = run(row.policy, ctx, { filter: filterOf(text) });
       assert.equal(shownValue(node(q.filter, 'compare').value), want);
+    });
+  }
+
+  // A decimal literal finer than the column's scale (price: numeric(12,2)). PostgreSQL compares numerics exactly, so
+  // the comparison stays as written; SQLite stores doubles, so it becomes an exact comparison with the neighbours at
+  // the scale (src/bind/decimal-scale.ts). [filter, PostgreSQL shape, SQLite shape]
+  const SCALE_ROWS: readonly [string, string, string][] = [
+    ['price eq 10.500000000000000001', 'eq 10.500000000000000001', '(gt 10.5 and lt 10.51)'],
+    ['price ne 10.505', 'ne 10.505', '(lte 10.5 or gte 10.51)'],
+    ['price gt 10.499', 'gt 10.499', 'gt 10.49'],
+    ['price gte 10.499', 'gte 10.499', 'gte 10.5'],
+    ['price lt 10.501', 'lt 10.501', 'lt 10.51'],
+    ['price lte 10.501', 'lte 10.501', 'lte 10.5'],
+    ['price gt -0.001', 'gt -0.001', 'gt -0.01'],
+    ['price lt -0.001', 'lt -0.001', 'lt 0'],
+    ['price in (10.5, 10.555)', 'in [10.5,10.555]', 'in [10.5]'],
+    ['price not in (10.555, 1.001)', 'not in [10.555,1.001]', '(lte 10.55 or gte 10.56)'],
+    ['price eq 10.50', 'eq 10.5', 'eq 10.5'],
+  ];
+  const shape = (f: ResolvedFilter): string => {
+    if (f.kind === 'compare') return `${f.operator} ${String(f.value)}`;
+    if (f.kind === 'in') return `${f.negated ? 'not in' : 'in'} [${f.values.join(',')}]`;
+    if (f.kind === 'and' || f.kind === 'or') return `(${shape(f.left)} ${f.kind} ${shape(f.right)})`;
+    return f.kind;
+  };
+  for (const [filter, pgShape, sqliteShape] of SCALE_ROWS) {
+    test(`decimal beyond scale: ${filter}`, (ctx) => {
+      const q = run('product', ctx, { filter: filterOf(filter) });
+      assert.is(shape(q.filter!), dialect === 'postgresql' ? pgShape : sqliteShape);
     });
   }
 

@@ -1,6 +1,7 @@
 import { type ErrorCode, ListError } from '../errors.ts';
 import type { FilterNode, Ident, Literal, Path, QuantifierNode, SortTerm, Span } from '../syntax/ast.ts';
-import { convertLiteral, type LiteralResult, likeLiteral } from './literal.ts';
+import { compareBetween, rewriteScale, scaleNeighbours } from './decimal-scale.ts';
+import { convertLiteral, type LiteralResult, likeLiteral, normalizeDecimal } from './literal.ts';
 import type {
   BoundField,
   BoundRelation,
@@ -41,12 +42,24 @@ export function resolveFilter(bound: BoundSchema, node: FilterNode, scope: Scope
       const value = literalValue(target.field, node.value, bound, like);
       if (node.operator === 'contains' || node.operator === 'startswith' || node.operator === 'endswith')
         return { kind: 'like', target, operator: node.operator, value: value as string, span: node.span };
+      const between = neighbours(target.field, node.value, bound);
+      if (between) return compareBetween(target, node.operator, between.floor, between.ceil, node.span);
       return { kind: 'compare', target, operator: node.operator, value, span: node.span };
     }
     case 'membership': {
       const target = fieldPath(bound, node.path, scope, 'filter');
       requireOperator(target, node.path, node.negated ? 'nin' : 'in', node.operatorSpan);
-      const values = node.values.map((v) => literalValue(target.field, v, bound, false));
+      const values: unknown[] = [];
+      let between: { floor: unknown; ceil: unknown } | undefined;
+      for (const literal of node.values) {
+        const value = literalValue(target.field, literal, bound, false);
+        // A literal finer than the column's scale can equal no stored value (see decimal-scale.ts): leave it out.
+        const off = neighbours(target.field, literal, bound);
+        if (off) between ??= off;
+        else values.push(value);
+      }
+      if (values.length === 0 && between)
+        return compareBetween(target, node.negated ? 'ne' : 'eq', between.floor, between.ceil, node.span);
       return { kind: 'in', target, negated: node.negated, values, span: node.span };
     }
     case 'nullCheck': {
@@ -105,6 +118,21 @@ function literalValue(field: BoundField, literal: Literal, bound: BoundSchema, l
   const result: LiteralResult = like ? likeLiteral(field, literal) : convertLiteral(field, literal, bound.platform);
   if (!result.ok) throw errorAt('invalid_literal', `invalid literal: ${result.reason}`, 'filter', literal.span);
   return result.value;
+}
+
+/** The database values at the column's scale around a literal finer than that scale, where the platform needs them. */
+function neighbours(
+  field: BoundField,
+  literal: Literal,
+  bound: BoundSchema,
+): { floor: unknown; ceil: unknown } | undefined {
+  const scale = rewriteScale(field, bound.platform);
+  if (scale === undefined || literal.kind !== 'number') return undefined;
+  const decimal = normalizeDecimal(literal.text);
+  const around = decimal === undefined ? undefined : scaleNeighbours(decimal, scale);
+  if (!around) return undefined;
+  const at = (text: string) => literalValue(field, { kind: 'number', text, span: literal.span }, bound, false);
+  return { floor: at(around.floor), ceil: at(around.ceil) };
 }
 
 /** Where a path starts: the root schema, or the schema of the quantifier variable it begins with. */

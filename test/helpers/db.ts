@@ -139,8 +139,14 @@ export function eachDialect(
   for (const dialect of DIALECTS) {
     const s = suite<DialectContext>(`${name} [${dialect}]`, {} as DialectContext);
     s.before(async (ctx) => {
-      ctx.db = await openDatabase(dialect, setup.entities, setup.options);
-      if (setup.seed) await setup.seed(ctx.db.orm.em.fork());
+      try {
+        ctx.db = await openDatabase(dialect, setup.entities, setup.options);
+        if (setup.seed) await setup.seed(ctx.db.orm.em.fork());
+      } catch (err) {
+        // uvu reports a failing hook only as "(0 / N)": say why, or the cause is lost.
+        console.error(`${name} [${dialect}]: setup failed:`, err);
+        throw err;
+      }
     });
     s.before.each((ctx) => {
       ctx.em = ctx.db.orm.em.fork();

@@ -1,0 +1,244 @@
+/**
+ * fast-check arbitraries for requests within a policy: filters with every operator a field allows, literals from
+ * the data and near each kind's edges, nested and/or/not, to-one paths and nested any/all; sorts; page sizes.
+ */
+import fc from 'fast-check';
+import type { GenFilter, GenLiteral, GenPath, Spacing, ValueOp } from './filter.ts';
+import { writeLiteral } from './literals.ts';
+import type { EntitySpec, FieldSpec, RelationSpec } from './model.ts';
+import { poolOf } from './pools.ts';
+import type { GenSortTerm } from './sort.ts';
+import type { Kind, Value } from './values.ts';
+
+/** Shape bounds of generated filters, kept inside the default limits (nodes 100, depth 16, quantifiers 4). */
+export interface ShapeOptions {
+  /** Nesting of and/or/not/quantifiers. */
+  readonly depth: number;
+  /** To-one hops allowed in one path. */
+  readonly hops: number;
+  /** Nesting of any/all. */
+  readonly quantifiers: number;
+}
+
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const WILD = fc.constantFrom('%', '_', '\\', '*', '?', '[', ']', "'", 'a', 'A', 'é', '😀', ' ', 'ß');
+const HIGH_PRECISION = [
+  '10.500000000000000001',
+  '10.499999999999999999',
+  '0.000000000000000000001',
+  '9999999999.995',
+  '-0.005',
+  '100000000000000000000',
+  '123.4500000000000000000001',
+];
+
+/** Values of a kind that the data may not hold: near the type's edges, or random. */
+function edgeValue(kind: Kind): fc.Arbitrary<Value> {
+  switch (kind) {
+    case 'string':
+      return fc.oneof(
+        fc.string({ unit: 'binary', maxLength: 8 }).filter((s) => !CONTROL.test(s)),
+        fc.string({ unit: WILD, maxLength: 6 }),
+        fc.constantFrom('ab'.repeat(1000), `${'x'.repeat(299)}%`),
+      );
+    case 'enum':
+    case 'boolean':
+      return fc.constantFrom(...poolOf(kind));
+    case 'uuid':
+      return fc.uuid();
+    case 'integer':
+      return fc.integer({ min: -2147483648, max: 2147483647 });
+    case 'bigint':
+      return fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
+    case 'decimal': {
+      // Up to 4 fractional digits against a scale-2 column, and literals far beyond it: SQLite stores doubles, so
+      // listql rewrites such comparisons at the column's scale (found by this oracle; src/bind/decimal-scale.ts).
+      const random = fc
+        .tuple(fc.bigInt({ min: -(10n ** 14n), max: 10n ** 14n }), fc.integer({ min: 0, max: 4 }))
+        .map(([digits, s]) => placePoint(digits, s));
+      return fc.oneof(random, fc.constantFrom(...HIGH_PRECISION));
+    }
+    case 'float':
+      return fc.double({ noNaN: true, noDefaultInfinity: true });
+    case 'date':
+      return fc
+        .date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T00:00:00Z'), noInvalidDate: true })
+        .map((d) => d.toISOString().slice(0, 10));
+    case 'datetime':
+      return fc
+        .date({ min: new Date('0001-01-02T00:00:00Z'), max: new Date('9999-12-30T23:59:59.999Z'), noInvalidDate: true })
+        .map((d) => d.getTime());
+    default: {
+      const never: never = kind;
+      throw new Error(`oracle: unknown kind ${String(never)}`);
+    }
+  }
+}
+
+function placePoint(digits: bigint, scale: number): string {
+  const negative = digits < 0n;
+  const text = (negative ? -digits : digits).toString().padStart(scale + 1, '0');
+  const whole = text.slice(0, text.length - scale);
+  const fraction = text.slice(text.length - scale);
+  const plain = scale ? `${whole}.${fraction}` : whole;
+  return negative ? `-${plain}` : plain;
+}
+
+/** A literal of a field's kind: usually a value the data holds, sometimes an edge value, in any spelling. */
+export function literalArb(field: FieldSpec): fc.Arbitrary<GenLiteral> {
+  const value = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...poolOf(field.kind)) },
+    { weight: 1, arbitrary: edgeValue(field.kind) },
+  );
+  return fc.tuple(value, fc.nat(60)).map(([v, variant]) => ({ value: v, text: writeLiteral(field.kind, v, variant) }));
+}
+
+/** Every path from an entity through up to `hops` to-one relations to a field that `usable` accepts. */
+export function pathsOf(
+  entity: EntitySpec,
+  hops: number,
+  usable: (f: FieldSpec) => boolean,
+  prefix: readonly RelationSpec[] = [],
+): Omit<GenPath, 'variable'>[] {
+  const out: Omit<GenPath, 'variable'>[] = entity.fields.filter(usable).map((field) => ({ hops: prefix, field }));
+  if (hops > 0)
+    for (const r of entity.relations)
+      if (r.cardinality === 'one') out.push(...pathsOf(r.target(), hops - 1, usable, [...prefix, r]));
+  return out;
+}
+
+interface Scope {
+  readonly root: EntitySpec;
+  /** Active quantifier variables, innermost last; inside a quantifier every path starts with one. */
+  readonly variables: readonly { readonly name: string; readonly entity: EntitySpec }[];
+}
+
+const VALUE_OPS: readonly ValueOp[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'contains', 'startswith', 'endswith'];
+const VARIABLES = ['x', 'y', 'o', 'r', 't', 'AND', 'id', '_v1'];
+
+function leafArb(scope: Scope, shape: ShapeOptions): fc.Arbitrary<GenFilter> {
+  const filterable = (f: FieldSpec): boolean => f.ops.length > 0;
+  const paths: GenPath[] =
+    scope.variables.length === 0
+      ? pathsOf(scope.root, shape.hops, filterable)
+      : scope.variables.flatMap((v) =>
+          pathsOf(v.entity, shape.hops, filterable).map((p) => ({ ...p, variable: v.name })),
+        );
+  return fc.constantFrom(...paths).chain((path): fc.Arbitrary<GenFilter> => {
+    const ops = path.field.ops;
+    const choices: fc.Arbitrary<GenFilter>[] = [];
+    const valueOps = VALUE_OPS.filter((op) => ops.includes(op));
+    if (valueOps.length)
+      choices.push(
+        fc
+          .tuple(fc.constantFrom(...valueOps), literalArb(path.field))
+          .map(([op, literal]) => ({ kind: 'cmp', path, op, literal })),
+      );
+    for (const negated of [false, true])
+      if (ops.includes(negated ? 'nin' : 'in'))
+        choices.push(
+          fc
+            .array(literalArb(path.field), { minLength: 1, maxLength: 6 })
+            .map((literals) => ({ kind: 'in', path, negated, literals })),
+        );
+    if (ops.includes('null')) choices.push(fc.boolean().map((negated) => ({ kind: 'null', path, negated })));
+    return fc.oneof(...choices);
+  });
+}
+
+const memo = new Map<string, fc.Arbitrary<GenFilter>>();
+
+/** Random filters over a root entity within a shape. */
+export function filterArb(root: EntitySpec, shape: ShapeOptions): fc.Arbitrary<GenFilter> {
+  return nodeArb({ root, variables: [] }, shape, shape.depth, shape.quantifiers);
+}
+
+function nodeArb(scope: Scope, shape: ShapeOptions, depth: number, quantifiers: number): fc.Arbitrary<GenFilter> {
+  const key = `${scope.root.name}|${scope.variables.map((v) => `${v.name}:${v.entity.name}`).join(',')}|${JSON.stringify(shape)}|${depth}|${quantifiers}`;
+  const hit = memo.get(key);
+  if (hit) return hit;
+  const leaf = leafArb(scope, shape);
+  if (depth === 0) {
+    memo.set(key, leaf);
+    return leaf;
+  }
+  const child = fc.constant(null).chain(() => nodeArb(scope, shape, depth - 1, quantifiers));
+  const options: fc.WeightedArbitrary<GenFilter>[] = [
+    { weight: 4, arbitrary: leaf },
+    { weight: 1, arbitrary: child.map((operand) => ({ kind: 'not', operand })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.constantFrom('and' as const, 'or' as const), child, child)
+        .map(([kind, left, right]) => ({ kind, left, right })),
+    },
+  ];
+  if (quantifiers > 0) {
+    const q = quantifierArb(scope, shape, depth, quantifiers);
+    if (q) options.push({ weight: 2, arbitrary: q });
+  }
+  const out = fc.oneof(...options);
+  memo.set(key, out);
+  return out;
+}
+
+function quantifierArb(
+  scope: Scope,
+  shape: ShapeOptions,
+  depth: number,
+  quantifiers: number,
+): fc.Arbitrary<GenFilter> | undefined {
+  const starts = scope.variables.length ? scope.variables : [{ name: undefined, entity: scope.root }];
+  const routes: { from?: string; hops: RelationSpec[]; target: EntitySpec }[] = [];
+  for (const start of starts) {
+    const reach = (entity: EntitySpec, hops: RelationSpec[], left: number): void => {
+      for (const r of entity.relations) {
+        if (r.cardinality === 'many')
+          routes.push({ ...(start.name ? { from: start.name } : {}), hops: [...hops, r], target: r.target() });
+        else if (left > 0) reach(r.target(), [...hops, r], left - 1);
+      }
+    };
+    reach(start.entity, [], 1);
+  }
+  const active = new Set(scope.variables.map((v) => v.name));
+  const names = VARIABLES.filter((n) => !active.has(n));
+  if (!routes.length || !names.length) return undefined;
+  return fc
+    .tuple(fc.constantFrom(...routes), fc.constantFrom(...names), fc.constantFrom('any' as const, 'all' as const))
+    .chain(([route, variable, quantifier]) =>
+      nodeArb(
+        { root: scope.root, variables: [...scope.variables, { name: variable, entity: route.target }] },
+        shape,
+        depth - 1,
+        quantifiers - 1,
+      ).map((predicate) => ({
+        kind: 'quant' as const,
+        quantifier,
+        ...(route.from ? { from: route.from } : {}),
+        hops: route.hops,
+        variable,
+        predicate,
+      })),
+    );
+}
+
+/** Random sorts: up to `max` distinct sortable paths with random directions. */
+export function sortArb(root: EntitySpec, hops: number, max = 3): fc.Arbitrary<GenSortTerm[]> {
+  const paths = pathsOf(root, hops, (f) => f.sortable);
+  return fc
+    .uniqueArray(fc.constantFrom(...paths), {
+      maxLength: max,
+      selector: (p) => [...p.hops.map((h) => h.name), p.field.name].join('/'),
+    })
+    .chain((chosen) =>
+      fc
+        .array(fc.constantFrom('asc' as const, 'desc' as const), { minLength: chosen.length, maxLength: chosen.length })
+        .map((dirs) => chosen.map((p, i) => ({ hops: p.hops, field: p.field, direction: dirs[i] ?? 'asc' }))),
+    );
+}
+
+/** Whitespace between tokens: one or more valid separators, cycled through by the printer. */
+export const spacingArb: fc.Arbitrary<Spacing> = fc.array(fc.constantFrom(' ', '  ', '\t', '\n', '\r\n', ' \t '), {
+  minLength: 1,
+  maxLength: 3,
+});

@@ -1,0 +1,124 @@
+/**
+ * The reference evaluator: a filter tree over in-memory rows, with the semantics the docs promise and nothing
+ * borrowed from the planner. SQL three-valued logic (`null` is UNKNOWN); a row matches when the filter is TRUE.
+ *
+ * - Comparisons against NULL are UNKNOWN; `in` is an OR of `=`, `not in` an AND of `<>`.
+ * - contains/startswith/endswith are case-sensitive substring tests.
+ * - A path through to-one relations is an EXISTS over the related row (DESIGN §5.3): TRUE when the related row
+ *   exists and the comparison is TRUE, otherwise FALSE (never UNKNOWN). A related row hidden by soft delete or
+ *   tenant does not exist.
+ * - `any`: some existing child makes the predicate TRUE. `all`: no existing child makes it FALSE or UNKNOWN
+ *   (so an empty collection satisfies `all`).
+ */
+import type { GenFilter, GenPath } from './filter.ts';
+import { type EntitySpec, type RelationSpec, type Row, type Visibility, visible } from './model.ts';
+import { compareValues, type Value } from './values.ts';
+
+/** TRUE, FALSE or UNKNOWN. */
+export type Truth = boolean | null;
+
+/** What evaluating needs: the root entity, which rows exist, and the active quantifier variables. */
+export interface EvalContext {
+  readonly root: EntitySpec;
+  readonly visibility: Visibility;
+  readonly variables: ReadonlyMap<string, { readonly entity: EntitySpec; readonly row: Row }>;
+}
+
+const and3 = (a: Truth, b: Truth): Truth =>
+  a === false || b === false ? false : a === null || b === null ? null : true;
+const or3 = (a: Truth, b: Truth): Truth => (a === true || b === true ? true : a === null || b === null ? null : false);
+const not3 = (a: Truth): Truth => (a === null ? null : !a);
+
+/** Evaluate a filter on a root row. */
+export function evaluate(filter: GenFilter, row: Row, ctx: EvalContext): Truth {
+  switch (filter.kind) {
+    case 'cmp':
+    case 'in':
+    case 'null':
+      return onPath(filter.path, row, ctx, (value) => scalar(filter, value));
+    case 'not':
+      return not3(evaluate(filter.operand, row, ctx));
+    case 'and':
+      return and3(evaluate(filter.left, row, ctx), evaluate(filter.right, row, ctx));
+    case 'or':
+      return or3(evaluate(filter.left, row, ctx), evaluate(filter.right, row, ctx));
+    case 'quant':
+      return quantify(filter, row, ctx);
+    default: {
+      const never: never = filter;
+      throw new Error(`oracle: unknown node ${String(never)}`);
+    }
+  }
+}
+
+/** Follow to-one hops from a start row; undefined when a hop has no existing related row. */
+export function follow(
+  start: { entity: EntitySpec; row: Row },
+  hops: readonly RelationSpec[],
+  visibility: Visibility,
+): { entity: EntitySpec; row: Row } | undefined {
+  let at = start;
+  for (const hop of hops) {
+    const next = at.row[hop.property] as Row | null | undefined;
+    const entity = hop.target();
+    if (!next || !visible(entity, next, visibility)) return undefined;
+    at = { entity, row: next };
+  }
+  return at;
+}
+
+function startOf(variable: string | undefined, row: Row, ctx: EvalContext): { entity: EntitySpec; row: Row } {
+  if (variable === undefined) return { entity: ctx.root, row };
+  const bound = ctx.variables.get(variable);
+  if (!bound) throw new Error(`oracle: variable ${variable} is not in scope`);
+  return bound;
+}
+
+function onPath(path: GenPath, row: Row, ctx: EvalContext, test: (value: Value) => Truth): Truth {
+  const end = follow(startOf(path.variable, row, ctx), path.hops, ctx.visibility);
+  if (!end) return false;
+  const result = test((end.row[path.field.property] ?? null) as Value);
+  // Through a to-one hop the comparison sits inside EXISTS: only TRUE makes a row exist.
+  return path.hops.length > 0 ? result === true : result;
+}
+
+function scalar(filter: Extract<GenFilter, { kind: 'cmp' | 'in' | 'null' }>, value: Value): Truth {
+  const kind = filter.path.field.kind;
+  if (filter.kind === 'null') return filter.negated ? value !== null : value === null;
+  if (value === null) return null;
+  if (filter.kind === 'in') {
+    const hit = filter.literals.some((l) => compareValues(kind, value, l.value) === 0);
+    return filter.negated ? !hit : hit;
+  }
+  const literal = filter.literal.value;
+  switch (filter.op) {
+    case 'contains':
+      return (value as string).includes(literal as string);
+    case 'startswith':
+      return (value as string).startsWith(literal as string);
+    case 'endswith':
+      return (value as string).endsWith(literal as string);
+    default: {
+      const c = compareValues(kind, value, literal);
+      const results = { eq: c === 0, ne: c !== 0, gt: c > 0, gte: c >= 0, lt: c < 0, lte: c <= 0 };
+      return results[filter.op];
+    }
+  }
+}
+
+function quantify(filter: Extract<GenFilter, { kind: 'quant' }>, row: Row, ctx: EvalContext): Truth {
+  const toOne = filter.hops.slice(0, -1);
+  const many = filter.hops[filter.hops.length - 1]!;
+  const owner = follow(startOf(filter.from, row, ctx), toOne, ctx.visibility);
+  const target = many.target();
+  const children = owner
+    ? ((owner.row[many.property] ?? []) as readonly Row[]).filter((c) => visible(target, c, ctx.visibility))
+    : [];
+  const variables = new Map(ctx.variables);
+  const inner = (child: Row): Truth => {
+    variables.set(filter.variable, { entity: target, row: child });
+    return evaluate(filter.predicate, row, { ...ctx, variables });
+  };
+  if (filter.quantifier === 'any') return children.some((c) => inner(c) === true);
+  return !children.some((c) => inner(c) !== true);
+}

@@ -1,0 +1,112 @@
+/**
+ * The reference's own filter tree, and the printer that turns it into filter text for the library to parse.
+ * Each literal carries both the text sent to the library and the exact value the reference compares with, so the
+ * reference never parses or converts a literal the way the library does.
+ */
+import type { FieldSpec, RelationSpec } from './model.ts';
+import type { Value } from './values.ts';
+
+/** A literal: the text written in the filter, and the value it must mean. */
+export interface GenLiteral {
+  readonly text: string;
+  readonly value: Value;
+}
+
+/** A path: from the root (no variable) or a quantifier variable, through to-one hops, to a field. */
+export interface GenPath {
+  readonly variable?: string;
+  readonly hops: readonly RelationSpec[];
+  readonly field: FieldSpec;
+}
+
+export type ValueOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'startswith' | 'endswith';
+
+export type GenFilter =
+  | { readonly kind: 'cmp'; readonly path: GenPath; readonly op: ValueOp; readonly literal: GenLiteral }
+  | { readonly kind: 'in'; readonly path: GenPath; readonly negated: boolean; readonly literals: readonly GenLiteral[] }
+  | { readonly kind: 'null'; readonly path: GenPath; readonly negated: boolean }
+  | { readonly kind: 'not'; readonly operand: GenFilter }
+  | { readonly kind: 'and' | 'or'; readonly left: GenFilter; readonly right: GenFilter }
+  | {
+      readonly kind: 'quant';
+      readonly quantifier: 'any' | 'all';
+      /** The to-one hops, then the to-many relation, starting at `from` (a variable) or the root. */
+      readonly from?: string;
+      readonly hops: readonly RelationSpec[];
+      readonly variable: string;
+      readonly predicate: GenFilter;
+    };
+
+/** Whitespace used between tokens when printing; any non-empty mix of SPACE, TAB, CR and LF is valid. */
+export type Spacing = readonly string[];
+
+/** Render a path as the grammar writes it. */
+export function printPath(path: GenPath): string {
+  return [...(path.variable ? [path.variable] : []), ...path.hops.map((h) => h.name), path.field.name].join('/');
+}
+
+/** Render a filter tree as filter text, with parentheses exactly where the tree's shape needs them. */
+export function printFilter(filter: GenFilter, spacing: Spacing = [' ']): string {
+  let turn = 0;
+  const ws = (): string => spacing[turn++ % spacing.length] ?? ' ';
+  const group = (f: GenFilter, needs: boolean): string => (needs ? `(${print(f)})` : print(f));
+  const print = (f: GenFilter): string => {
+    switch (f.kind) {
+      case 'cmp':
+        return `${printPath(f.path)}${ws()}${f.op}${ws()}${f.literal.text}`;
+      case 'in': {
+        const list = f.literals.map((l) => l.text).join(`,${ws()}`);
+        return `${printPath(f.path)}${ws()}${f.negated ? `not${ws()}in` : 'in'}${ws()}(${list})`;
+      }
+      case 'null':
+        return `${printPath(f.path)}${ws()}is${ws()}${f.negated ? `not${ws()}` : ''}null`;
+      case 'not':
+        return `not${ws()}${group(f.operand, f.operand.kind === 'and' || f.operand.kind === 'or')}`;
+      case 'and':
+        return `${group(f.left, f.left.kind === 'or')}${ws()}and${ws()}${group(f.right, f.right.kind === 'and' || f.right.kind === 'or')}`;
+      case 'or':
+        return `${print(f.left)}${ws()}or${ws()}${group(f.right, f.right.kind === 'or')}`;
+      case 'quant': {
+        const path = [...(f.from ? [f.from] : []), ...f.hops.map((h) => h.name)].join('/');
+        return `${path}/${f.quantifier}(${f.variable}:${ws()}${print(f.predicate)})`;
+      }
+      default: {
+        const never: never = f;
+        throw new Error(`oracle: unknown node ${String(never)}`);
+      }
+    }
+  };
+  return print(filter);
+}
+
+/** Count the nodes the library counts (every node of the tree; parentheses make none). */
+export function countNodes(filter: GenFilter): number {
+  switch (filter.kind) {
+    case 'not':
+      return 1 + countNodes(filter.operand);
+    case 'and':
+    case 'or':
+      return 1 + countNodes(filter.left) + countNodes(filter.right);
+    case 'quant':
+      return 1 + countNodes(filter.predicate);
+    default:
+      return 1;
+  }
+}
+
+/** Measure nesting as the library's limit does: a chain of one connective counts once, each `not` adds one. */
+export function expressionDepth(filter: GenFilter, parent?: GenFilter['kind']): number {
+  switch (filter.kind) {
+    case 'not':
+      return 1 + expressionDepth(filter.operand, 'not');
+    case 'and':
+    case 'or': {
+      const own = parent === filter.kind ? 0 : 1;
+      return own + Math.max(expressionDepth(filter.left, filter.kind), expressionDepth(filter.right, filter.kind));
+    }
+    case 'quant':
+      return 1 + expressionDepth(filter.predicate, 'quant');
+    default:
+      return 1;
+  }
+}

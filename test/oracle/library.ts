@@ -1,0 +1,357 @@
+/**
+ * The library endpoint for the property tests (books at the root, every association kind below): one declaration
+ * gives both the policy the library binds and the reference's own description, plus a seeded generator of the
+ * whole object graph (many NULLs, repeated values, empty and large collections, soft-deleted rows, two tenants).
+ */
+import type { EntityManager } from '@mikro-orm/core';
+import { filterable, type Policy, schema, sortable } from '../../src/policy/index.ts';
+import { Author, Book, Category, Country, Profile, Publisher, Review, Tag } from '../fixtures/library.ts';
+import { field } from './catalog.ts';
+import type { EntitySpec, FieldSpec, RelationSpec, Row } from './model.ts';
+import { createRandom, type Random } from './random.ts';
+
+interface Decl {
+  readonly entity: object;
+  readonly name: string;
+  readonly pk: readonly string[];
+  readonly tenant?: boolean;
+  readonly fields: readonly FieldSpec[];
+  readonly relations: readonly (readonly [name: string, cardinality: 'one' | 'many', target: Decl])[];
+}
+
+const country: Decl = {
+  entity: Country,
+  name: 'Country',
+  pk: ['code'],
+  fields: [field('code', 'string', false), field('name', 'string', false)],
+  relations: [],
+};
+const publisher: Decl = {
+  entity: Publisher,
+  name: 'Publisher',
+  pk: ['tenant', 'id'],
+  tenant: true,
+  fields: [field('id', 'integer', false), field('name', 'string', false)],
+  relations: [['country', 'one', country]],
+};
+const authorTiny: Decl = {
+  entity: Author,
+  name: 'Author',
+  pk: ['id'],
+  tenant: true,
+  fields: [field('name', 'string', false)],
+  relations: [],
+};
+const profile: Decl = {
+  entity: Profile,
+  name: 'Profile',
+  pk: ['id'],
+  fields: [field('id', 'integer', false), field('bio', 'string', true)],
+  relations: [['author', 'one', authorTiny]],
+};
+const review: Decl = {
+  entity: Review,
+  name: 'Review',
+  pk: ['id'],
+  tenant: true,
+  fields: [field('id', 'integer', false), field('stars', 'integer', true)],
+  relations: [],
+};
+const bookTiny: Decl = {
+  entity: Book,
+  name: 'Book',
+  pk: ['id'],
+  tenant: true,
+  fields: [field('title', 'string', false), field('price', 'integer', true)],
+  relations: [],
+};
+const tag: Decl = {
+  entity: Tag,
+  name: 'Tag',
+  pk: ['id'],
+  fields: [field('label', 'string', false)],
+  relations: [['books', 'many', bookTiny]],
+};
+const bookOfAuthor: Decl = {
+  entity: Book,
+  name: 'Book',
+  pk: ['id'],
+  tenant: true,
+  fields: [field('id', 'integer', false), field('title', 'string', false), field('price', 'integer', true)],
+  relations: [
+    ['reviews', 'many', review],
+    ['tags', 'many', tag],
+    ['publisher', 'one', publisher],
+  ],
+};
+const author: Decl = {
+  entity: Author,
+  name: 'Author',
+  pk: ['id'],
+  tenant: true,
+  fields: [field('id', 'integer', false), field('name', 'string', false)],
+  relations: [
+    ['profile', 'one', profile],
+    ['books', 'many', bookOfAuthor],
+  ],
+};
+const categoryLeaf: Decl = {
+  entity: Category,
+  name: 'Category',
+  pk: ['id'],
+  fields: [field('name', 'string', false)],
+  relations: [],
+};
+const category: Decl = {
+  entity: Category,
+  name: 'Category',
+  pk: ['id'],
+  fields: [field('id', 'integer', false), field('name', 'string', false)],
+  relations: [
+    ['parent', 'one', categoryLeaf],
+    ['children', 'many', categoryLeaf],
+  ],
+};
+const book: Decl = {
+  entity: Book,
+  name: 'Book',
+  pk: ['id'],
+  tenant: true,
+  fields: [field('id', 'integer', false), field('title', 'string', false), field('price', 'integer', true)],
+  relations: [
+    ['author', 'one', author],
+    ['publisher', 'one', publisher],
+    ['category', 'one', category],
+    ['reviews', 'many', review],
+    ['tags', 'many', tag],
+  ],
+};
+
+function specOf(decl: Decl): EntitySpec {
+  const relations: RelationSpec[] = decl.relations.map(([name, cardinality, target]) => ({
+    name,
+    property: name,
+    cardinality,
+    target: () => specOf(target),
+  }));
+  return {
+    name: decl.name,
+    pk: decl.pk,
+    fields: decl.fields,
+    relations,
+    softDelete: true,
+    tenant: decl.tenant === true,
+  };
+}
+
+function policyOf(decl: Decl): Policy {
+  let policy = schema(decl.entity as typeof Book) as unknown as Policy;
+  for (const f of decl.fields) policy = policy.expose(f.name as never, filterable(), sortable());
+  for (const [name, , target] of decl.relations) policy = policy.relation(name, policyOf(target));
+  return policy;
+}
+
+export const bookSpec: EntitySpec = specOf(book);
+export const bookPolicy: Policy = policyOf(book);
+
+/** The generated object graph: every row of every entity, related rows linked both ways. */
+export interface Library {
+  readonly countries: Row[];
+  readonly publishers: Row[];
+  readonly profiles: Row[];
+  readonly authors: Row[];
+  readonly categories: Row[];
+  readonly tags: Row[];
+  readonly books: Row[];
+  readonly reviews: Row[];
+}
+
+const NAMES = ['Ann', 'ann', 'Bob', 'Ü', '%', '_x', "O'Neil", 'a\\b', '', 'Zed', 'Bob', 'Ann'];
+const PRICES = [null, null, 0, 1, -1, 5, 10, 10, 2147483647, 7];
+const STARS = [null, 1, 2, 3, 4, 5, 5];
+
+function meta(random: Random, tenantOf?: number): Row {
+  return {
+    deletedAt: random.chance(0.15) ? 1577836800000 : null,
+    ...(tenantOf === undefined ? {} : { tenant: random.chance(0.1) ? 3 - tenantOf : tenantOf }),
+  };
+}
+
+function many(key: string, owner: Row, child: Row): void {
+  const list = (owner[key] ?? []) as Row[];
+  owner[key] = [...list, child];
+}
+
+/** Generate a library from a seed: `books` books and everything they point at. */
+export function generateLibrary(seed: number, books = 120): Library {
+  const random = createRandom(seed);
+  const name = (): string => random.pick(NAMES);
+  const countries: Row[] = ['US', 'FR', 'DE', 'é'].map((code) => ({ code, name: name(), ...meta(random) }));
+  const publishers: Row[] = [];
+  for (const tenant of [1, 2])
+    for (let id = 1; id <= 4; id++)
+      publishers.push({
+        tenant,
+        id,
+        name: name(),
+        country: random.chance(0.8) ? random.pick(countries) : null,
+        deletedAt: random.chance(0.15) ? 1577836800000 : null,
+        books: [],
+      });
+  const profiles: Row[] = Array.from({ length: 14 }, (_, i) => ({
+    id: i + 1,
+    bio: random.chance(0.3) ? null : name(),
+    ...meta(random),
+  }));
+  const freeProfiles = [...profiles];
+  const authors: Row[] = Array.from({ length: 18 }, (_, i) => {
+    const tenant = random.chance(0.5) ? 1 : 2;
+    const p =
+      random.chance(0.6) && freeProfiles.length
+        ? freeProfiles.splice(random.int(0, freeProfiles.length - 1), 1)[0]!
+        : null;
+    const row: Row = {
+      id: i + 1,
+      tenant,
+      name: name(),
+      profile: p,
+      deletedAt: random.chance(0.15) ? 1577836800000 : null,
+      books: [],
+    };
+    if (p) p['author'] = row;
+    return row;
+  });
+  const categories: Row[] = [];
+  for (let id = 1; id <= 10; id++) {
+    const parent = id > 1 && random.chance(0.8) ? random.pick(categories) : null;
+    const row: Row = { id, name: name(), parent, children: [], ...meta(random) };
+    if (parent) many('children', parent, row);
+    categories.push(row);
+  }
+  const tags: Row[] = ['red', 'blue', 'Red', 'green', '%', ''].map((label, i) => ({
+    id: i + 1,
+    label,
+    books: [],
+    ...meta(random),
+  }));
+  const bookRows: Row[] = [];
+  const reviews: Row[] = [];
+  for (let id = 1; id <= books; id++) {
+    const a = random.pick(authors);
+    const tenant = random.chance(0.9) ? (a['tenant'] as number) : 3 - (a['tenant'] as number);
+    const pub = random.chance(0.75) ? random.pick(publishers.filter((p) => p['tenant'] === tenant)) : null;
+    const row: Row = {
+      id,
+      tenant,
+      title: name(),
+      price: random.pick(PRICES),
+      author: a,
+      publisher: pub,
+      category: random.chance(0.7) ? random.pick(categories) : null,
+      reviews: [],
+      tags: [],
+      deletedAt: random.chance(0.15) ? 1577836800000 : null,
+    };
+    many('books', a, row);
+    if (pub) many('books', pub, row);
+    for (const t of tags)
+      if (random.chance(0.25)) {
+        many('tags', row, t);
+        many('books', t, row);
+      }
+    // Mostly small collections, sometimes a large one.
+    const count = random.chance(0.05) ? random.int(15, 30) : random.int(0, 4);
+    for (let i = 0; i < count; i++) {
+      const r: Row = {
+        id: reviews.length + 1,
+        tenant: random.chance(0.9) ? tenant : 3 - tenant,
+        book: row,
+        stars: random.pick(STARS),
+        ...meta(random),
+      };
+      reviews.push(r);
+      many('reviews', row, r);
+    }
+    bookRows.push(row);
+  }
+  return { countries, publishers, profiles, authors, categories, tags, books: bookRows, reviews };
+}
+
+const date = (ms: unknown): Date | null => (ms == null ? null : new Date(ms as number));
+
+/** Insert a generated library through MikroORM, in dependency order. */
+export async function loadLibrary(em: EntityManager, lib: Library): Promise<void> {
+  const made = new Map<Row, object>();
+  const ref = (row: unknown): object | null => (row ? made.get(row as Row)! : null);
+  for (const c of lib.countries)
+    made.set(
+      c,
+      em.create(Country, { code: c['code'] as string, name: c['name'] as string, deletedAt: date(c['deletedAt']) }),
+    );
+  for (const p of lib.publishers)
+    made.set(
+      p,
+      em.create(Publisher, {
+        tenant: p['tenant'] as number,
+        id: p['id'] as number,
+        name: p['name'] as string,
+        country: ref(p['country']) as Country | null,
+        deletedAt: date(p['deletedAt']),
+      }),
+    );
+  for (const p of lib.profiles)
+    made.set(
+      p,
+      em.create(Profile, { id: p['id'] as number, bio: p['bio'] as string | null, deletedAt: date(p['deletedAt']) }),
+    );
+  for (const a of lib.authors)
+    made.set(
+      a,
+      em.create(Author, {
+        id: a['id'] as number,
+        tenant: a['tenant'] as number,
+        name: a['name'] as string,
+        profile: ref(a['profile']) as Profile | null,
+        deletedAt: date(a['deletedAt']),
+      }),
+    );
+  for (const c of lib.categories)
+    made.set(
+      c,
+      em.create(Category, {
+        id: c['id'] as number,
+        name: c['name'] as string,
+        parent: ref(c['parent']) as Category | null,
+        deletedAt: date(c['deletedAt']),
+      }),
+    );
+  for (const t of lib.tags)
+    made.set(
+      t,
+      em.create(Tag, { id: t['id'] as number, label: t['label'] as string, deletedAt: date(t['deletedAt']) }),
+    );
+  for (const b of lib.books) {
+    const entity = em.create(Book, {
+      id: b['id'] as number,
+      tenant: b['tenant'] as number,
+      title: b['title'] as string,
+      price: b['price'] as number | null,
+      author: ref(b['author']) as Author,
+      publisher: ref(b['publisher']) as Publisher | null,
+      category: ref(b['category']) as Category | null,
+      deletedAt: date(b['deletedAt']),
+    });
+    for (const t of b['tags'] as Row[]) entity.tags?.add(ref(t) as Tag);
+    made.set(b, entity);
+  }
+  for (const r of lib.reviews)
+    em.create(Review, {
+      id: r['id'] as number,
+      tenant: r['tenant'] as number,
+      book: ref(r['book']) as Book,
+      stars: r['stars'] as number | null,
+      deletedAt: date(r['deletedAt']),
+    });
+  await em.flush();
+  em.clear();
+}

@@ -1,0 +1,76 @@
+/**
+ * The reference's own description of an endpoint and its in-memory rows, written by hand for each fixture. It
+ * mirrors what the policy exposes but shares no code with the policy or bind stages, so the two can disagree.
+ */
+import type { Kind, Value } from './values.ts';
+
+/** Operators as a policy declares them. */
+export type Op =
+  | 'eq'
+  | 'ne'
+  | 'gt'
+  | 'gte'
+  | 'lt'
+  | 'lte'
+  | 'contains'
+  | 'startswith'
+  | 'endswith'
+  | 'in'
+  | 'nin'
+  | 'null';
+
+/** A field the endpoint exposes: public name, the row key holding its value, kind and capabilities. */
+export interface FieldSpec {
+  readonly name: string;
+  readonly property: string;
+  readonly kind: Kind;
+  readonly nullable: boolean;
+  readonly ops: readonly Op[];
+  readonly sortable: boolean;
+}
+
+/** A relation the endpoint exposes; rows hold the related row (to-one) or an array of rows (to-many). */
+export interface RelationSpec {
+  readonly name: string;
+  readonly property: string;
+  readonly cardinality: 'one' | 'many';
+  readonly target: () => EntitySpec;
+}
+
+/** An exposed entity: its fields, relations, primary-key row keys and which row filters apply to it. */
+export interface EntitySpec {
+  readonly name: string;
+  readonly fields: readonly FieldSpec[];
+  readonly relations: readonly RelationSpec[];
+  /** Row keys of the primary key, in metadata order (tie-breakers ascending). */
+  readonly pk: readonly string[];
+  /** Rows with a non-null `deletedAt` are hidden while the soft-delete filter is on. */
+  readonly softDelete?: boolean;
+  /** Rows whose `tenant` differs from the active tenant are hidden while a tenant is set. */
+  readonly tenant?: boolean;
+}
+
+/** An in-memory row: scalar values by property, related rows by relation property. */
+export interface Row {
+  [key: string]: Value | Row | readonly Row[] | undefined;
+}
+
+/** Which rows exist for a query: the soft-delete filter on or off, and the active tenant if any. */
+export interface Visibility {
+  readonly softDelete: boolean;
+  readonly tenant?: number;
+}
+
+/** Tell whether a row exists under the active filters: filtered-out rows do not exist at all. */
+export function visible(entity: EntitySpec, row: Row, scope: Visibility): boolean {
+  if (entity.softDelete && scope.softDelete && row['deletedAt'] != null) return false;
+  if (entity.tenant && scope.tenant !== undefined && row['tenant'] !== scope.tenant) return false;
+  return true;
+}
+
+/** Find a field of an entity by public name. */
+export function fieldOf(entity: EntitySpec, name: string): FieldSpec {
+  const field = entity.fields.find((f) => f.name === name);
+  if (!field) throw new Error(`oracle: ${entity.name} has no field ${name}`);
+  return field;
+}

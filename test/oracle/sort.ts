@@ -1,0 +1,78 @@
+/**
+ * The reference sorter: the requested keys in order, NULLS LAST in both directions, then every primary-key column
+ * not already requested, ascending. A key reached through a to-one relation whose row does not exist is NULL
+ * (a LEFT JOIN finds nothing).
+ */
+import { follow } from './evaluate.ts';
+import type { EntitySpec, FieldSpec, RelationSpec, Row, Visibility } from './model.ts';
+import { compareValues, type Kind, type Value } from './values.ts';
+
+/** One requested sort key: to-one hops from the root, a field, a direction. */
+export interface GenSortTerm {
+  readonly hops: readonly RelationSpec[];
+  readonly field: FieldSpec;
+  readonly direction: 'asc' | 'desc';
+}
+
+/** Render sort terms as the `sort` parameter writes them. */
+export function printSort(terms: readonly GenSortTerm[]): string {
+  return terms
+    .map((t) => `${t.direction === 'desc' ? '-' : ''}${[...t.hops.map((h) => h.name), t.field.name].join('/')}`)
+    .join(',');
+}
+
+/** Read a sort key of a row: NULL when the value is NULL or a hop leads nowhere. */
+export function sortValue(root: EntitySpec, row: Row, term: GenSortTerm, visibility: Visibility): Value {
+  const end = follow({ entity: root, row }, term.hops, visibility);
+  return end ? ((end.row[term.field.property] ?? null) as Value) : null;
+}
+
+/** The effective sort key of a row: the requested keys, then the primary-key columns not requested. */
+export function sortKeyOf(root: EntitySpec, terms: readonly GenSortTerm[], row: Row, visibility: Visibility): Value[] {
+  const requested = new Set(terms.filter((t) => t.hops.length === 0).map((t) => t.field.property));
+  const ties = root.pk.filter((k) => !requested.has(k)).map((k) => (row[k] ?? null) as Value);
+  return [...terms.map((t) => sortValue(root, row, t, visibility)), ...ties];
+}
+
+/** Compare two effective sort keys: requested keys NULLS LAST in their direction, then ties ascending. */
+export function compareSortKeys(root: EntitySpec, terms: readonly GenSortTerm[], a: Value[], b: Value[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] ?? null;
+    const y = b[i] ?? null;
+    const term = terms[i];
+    if (x === null || y === null) {
+      if (x === y) continue;
+      return x === null ? 1 : -1; // NULLS LAST, whatever the direction
+    }
+    const kind = term?.field.kind ?? tieKind(root, terms, i - terms.length);
+    const c = compareValues(kind, x, y);
+    if (c !== 0) return term?.direction === 'desc' ? -c : c;
+  }
+  return 0;
+}
+
+function tieKind(root: EntitySpec, terms: readonly GenSortTerm[], index: number): Kind {
+  const requested = new Set(terms.filter((t) => t.hops.length === 0).map((t) => t.field.property));
+  const key = root.pk.filter((k) => !requested.has(k))[index];
+  return root.fields.find((f) => f.property === key)?.kind ?? 'integer';
+}
+
+/** Compare two root rows in the effective order: the requested keys (NULLS LAST), then the primary key ascending. */
+export function rowComparator(
+  root: EntitySpec,
+  terms: readonly GenSortTerm[],
+  visibility: Visibility,
+): (a: Row, b: Row) => number {
+  return (a, b) =>
+    compareSortKeys(root, terms, sortKeyOf(root, terms, a, visibility), sortKeyOf(root, terms, b, visibility));
+}
+
+/** Sort root rows as the engine must: a new array, the input unchanged. */
+export function sortRows(
+  root: EntitySpec,
+  rows: readonly Row[],
+  terms: readonly GenSortTerm[],
+  visibility: Visibility,
+): Row[] {
+  return [...rows].sort(rowComparator(root, terms, visibility));
+}
