@@ -32,6 +32,7 @@ export {
 export { type ErrorResponse, errorResponse, type InternalErrorJSON, writeError } from './http/errors.ts';
 export { fromQueryString } from './http/query-string.ts';
 export { DEFAULT_LIMITS, DEFAULT_PAGING, type Limits, MAX_OPEN_PARENTHESES } from './limits.ts';
+export { type OpenAPIOptions, toOpenAPI } from './openapi/to-openapi.ts';
 export {
   type AnyQueryBuilder,
   type ApplyOptions,
