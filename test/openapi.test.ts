@@ -42,7 +42,10 @@ eachDialect('toOpenAPI', { entities: catalogEntities, seed: seedCatalog }, (test
   test('the filter and sort help list public names and operators only', ({ em }) => {
     const doc = toOpenAPI(createEngine(em, { policy }).describe(), OPTIONS) as any;
     const [filter, sort] = doc.paths['/products'].get.parameters;
-    assert.match(filter.description, /code: eq, in; status: eq, ne, in, not in; price: gt, lt, is null; createdAt: gte/);
+    assert.match(
+      filter.description,
+      /code: eq, in; status: eq, ne, in, not in; price: gt, lt, is null; createdAt: gte/,
+    );
     assert.match(sort.description, /Sortable: id, code, price, createdAt\./);
   });
 
