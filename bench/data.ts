@@ -11,7 +11,7 @@ export async function loadBooks(orm: MikroORM, dialect: 'sqlite' | 'postgresql',
     await conn.execute(`insert into author (id, name) select g, 'author ' || g from generate_series(1, 1000) g`);
     await conn.execute(
       `insert into book (id, title, price, score, created_at, author_id)
-       select g, 'title ' || g, (g * 7919) % 1000, case when g % 10 = 0 then null else g % 500 end,
+       select g, 'title ' || g, (g::bigint * 7919) % 1000, case when g % 10 = 0 then null else g % 500 end,
               timestamptz '2020-01-01' + g * interval '1 second', 1 + g % 1000
        from generate_series(1, ${n}) g`,
     );

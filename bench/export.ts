@@ -49,7 +49,7 @@ export async function benchExport(orm: MikroORM, url: string): Promise<string[]>
   const r = await sideBySide(viaItems, viaCursor, 3, 1);
   const rate = (ms: number) => `${Math.round(rowsSeen / (ms / 1000)).toLocaleString('en-US')} rows/s`;
   return [
-    `${'export: items() / streaming SELECT ORDER BY pk (time)'.padEnd(52)} ${`${r.ratio.median.toFixed(2)}x`.padStart(8)}  ${noise(r.ratio).padStart(7)}  (${rate(r.a.median)} vs ${rate(r.b.median)}, ${rowsSeen} rows)  report`,
+    `${'export: items() / streaming SELECT ORDER BY pk (time)'.padEnd(72)} ${`${r.ratio.median.toFixed(2)}x`.padStart(8)}  ${noise(r.ratio).padStart(7)}  (${rate(r.a.median)} vs ${rate(r.b.median)}, ${rowsSeen} rows)  report`,
     `  items() RSS growth during the walk: at most ${fmt(peakGrowth / 1024 / 1024, 'MiB')} (process peak ${fmt(process.resourceUsage().maxRSS / 1024, 'MiB')})`,
   ];
 }

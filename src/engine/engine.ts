@@ -7,6 +7,7 @@ import type { QueryValues } from '../syntax/parameters.ts';
 import { parseHTTP } from '../syntax/params.ts';
 import { type EngineConfig, type ListContext, validateConfig } from './config.ts';
 import { describeEngine, type EngineDescription } from './describe.ts';
+import { compileItemWriter } from './item-writer.ts';
 import { type IterateOptions, iterateItems, iteratePages } from './iterate.ts';
 import { primaryKeyShapes } from './key-shape.ts';
 import type { KeyContext } from './keys.ts';
@@ -64,23 +65,33 @@ export function createEngine<C extends ListContext = ListContext>(
     bound,
     dialect: dialectOf(bound.platform),
     primaryKey: primaryKeyShapes(bound),
+    plans: new Map(),
   });
+  // Items are written straight from rows when the entity's serialized form provably needs no hydration.
+  const writer = compileItemWriter(em, bound.meta);
   const description = describeEngine(bound, settings);
 
   const from = (qb: AnyQueryBuilder, options: FromOptions = {}): ScopedEngine<C> => {
     checkBase(qb, bound.meta.className);
     // A private copy: later changes to the caller's builder cannot reach this scope, and it is never finalized.
-    const scope: Scope<C> = Object.freeze({ settings, bound, keys, em, base: qb.clone(), filters: options.filters });
+    const scope: Scope<C> = Object.freeze({
+      settings,
+      bound,
+      keys,
+      em,
+      writer,
+      base: qb.clone(),
+      filters: options.filters,
+    });
     const parse = (query: QueryInput) => parseHTTP(query, { limits: settings.limits });
-    // Errors surface as rejections (and from the first next()), never as synchronous throws.
+    // Errors surface as rejections (and from the first next()), never as synchronous throws: the walks parse inside
+    // their generators, which are returned as they are (one generator layer per item, not two).
     return Object.freeze({
       list: async (query: QueryInput, ctx?: C) => listPage(scope, parse(query), ctx ?? ({} as C)),
-      async *pages(query: QueryInput, ctx?: C, opts?: IterateOptions) {
-        yield* iteratePages(scope, parse(query), ctx ?? ({} as C), opts);
-      },
-      async *items(query: QueryInput, ctx?: C, opts?: IterateOptions) {
-        yield* iterateItems(scope, parse(query), ctx ?? ({} as C), opts);
-      },
+      pages: (query: QueryInput, ctx?: C, opts?: IterateOptions) =>
+        iteratePages(scope, () => parse(query), ctx ?? ({} as C), opts),
+      items: (query: QueryInput, ctx?: C, opts?: IterateOptions) =>
+        iterateItems(scope, () => parse(query), ctx ?? ({} as C), opts),
     });
   };
   return Object.freeze({ from, describe: () => description });

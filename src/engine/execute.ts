@@ -13,7 +13,12 @@ import { type ConnectionExecute, type ConnectionInternals, connectionOf, useConn
  * // server receives: select "p".* from "product" as "p" where ("p"."name" = $1) … with parameters ['x', …]
  */
 export async function execute<T = Record<string, unknown>>(qb: QueryBuilder<any>): Promise<T[]> {
-  return failSafely(() => withBoundParameters(qb.clone()).execute<T[]>('all'));
+  return executeOwned<T>(qb.clone());
+}
+
+/** Run a QueryBuilder as execute() does, without copying it first: for a private builder that is used once. */
+export async function executeOwned<T = Record<string, unknown>>(qb: QueryBuilder<any>): Promise<T[]> {
+  return failSafely(() => withBoundParameters(qb).execute<T[]>('all'));
 }
 
 /**
@@ -21,8 +26,12 @@ export async function execute<T = Record<string, unknown>>(qb: QueryBuilder<any>
  * Sort, limit and offset are ignored; joins and `distinct` of the base scope cannot inflate the count.
  */
 export async function executeCount(qb: QueryBuilder<any>): Promise<number> {
+  return executeCountOwned(qb.clone());
+}
+
+/** Count as executeCount() does, without copying the QueryBuilder first: for a private builder that is used once. */
+export async function executeCountOwned(counter: QueryBuilder<any>): Promise<number> {
   return failSafely(async () => {
-    const counter = qb.clone();
     // `count(pk, distinct)`: MikroORM wraps composite keys as `select count(*) from (select distinct …)`.
     counter.count(undefined, true);
     counter.limit(undefined).offset(undefined).orderBy([]);

@@ -1,6 +1,6 @@
 import { type Platform, raw } from '@mikro-orm/core';
 import { QueryFlag } from '@mikro-orm/sql';
-import type { BoundSchema } from '../bind/types.ts';
+import type { BoundSchema, ResolvedSortTerm } from '../bind/types.ts';
 import { type CursorKeySpec, type CursorValue, encodeCursor, keyFits } from '../cursor/codec.ts';
 import { sortSignature } from '../cursor/signature.ts';
 import { ListError } from '../errors.ts';
@@ -31,6 +31,35 @@ export interface KeyContext {
   readonly bound: BoundSchema;
   readonly dialect: Dialect;
   readonly primaryKey: ReadonlyMap<string, KeyShape>;
+  /** Cursor plans already derived, by sort (see sortKeyOf); a bounded memo of a pure function. */
+  readonly plans: Map<string, CursorPlan>;
+}
+
+/** Plans remembered per engine; a policy allows many sorts, so the memo is bounded. */
+const MAX_PLANS = 256;
+
+/**
+ * Return the cursor plan of the requested sort terms, derived once per distinct sort and engine. The memo key
+ * holds every input of the plan (relation path, property, column, kind, direction per term), so equal keys give
+ * equal plans. A failing derivation (a to-many sort) is never remembered: it throws with the request's position.
+ */
+export function cursorPlanFor(
+  ctx: KeyContext,
+  terms: readonly ResolvedSortTerm[],
+  derive: () => readonly SortKey[],
+): CursorPlan {
+  const key = terms
+    .map((t) => {
+      const { relations, field } = t.target;
+      return `${relations.map((r) => r.property).join('/')}\u0000${field.property}\u0000${field.column}\u0000${field.kind}\u0000${t.direction}`;
+    })
+    .join('\u0001');
+  const known = ctx.plans.get(key);
+  if (known) return known;
+  const plan = cursorPlanOf(ctx, derive());
+  if (ctx.plans.size >= MAX_PLANS) ctx.plans.clear();
+  ctx.plans.set(key, plan);
+  return plan;
 }
 
 /**
@@ -108,12 +137,13 @@ export function takeKeys(row: Record<string, unknown>, keys: readonly CursorKey[
   });
 }
 
-/** Remove the extra key columns from a row without reading them. */
-export function dropKeys(row: Record<string, unknown>, keys: readonly CursorKey[]): void {
+/** Remove the extra key columns from a row without reading them; return the row. */
+export function dropKeys<R extends Record<string, unknown>>(row: R, keys: readonly CursorKey[]): R {
   keys.forEach((_, i) => {
     delete row[keyAlias(i)];
     delete row[orderAlias(i)];
   });
+  return row;
 }
 
 /** Encode the cursor that continues after a row's keys. */

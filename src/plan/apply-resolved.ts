@@ -63,21 +63,33 @@ export function planResolved<T extends object, Q extends AnyQueryBuilder = Query
   resolved: ResolvedQuery,
   options: ApplyOptions = {},
 ): PlannedQuery<Q> {
+  assertRoot(qb, bound);
+  // Work on a copy: the caller's base scope is reused across requests and must never change or be finalized.
+  return planInPlace(qb.clone() as Q, bound, resolved, options);
+}
+
+/**
+ * Plan a resolved query on `qb` itself, as planResolved() does on a copy; for a QueryBuilder the caller owns and
+ * has copied already (the engine's private scope), so the plan costs no second copy. Throws ListError before any SQL.
+ */
+export function planInPlace<Q extends AnyQueryBuilder>(
+  qb: Q,
+  bound: BoundSchema,
+  resolved: ResolvedQuery,
+  options: ApplyOptions = {},
+): PlannedQuery<Q> {
   const paging = resolvePaging(resolved, options);
   assertRoot(qb, bound);
-
-  // Work on a copy: the caller's base scope is reused across requests and must never change or be finalized.
-  const out = qb.clone() as Q;
-  const sub = subQueryContext(out, bound, options);
-  if (resolved.filter) andWhereFilter(out, bound, resolved.filter, sub);
+  const sub = subQueryContext(qb, bound, options);
+  if (resolved.filter) andWhereFilter(qb, bound, resolved.filter, sub);
   const joins = resolved.sort.some((t) => t.target.relations.length > 0)
-    ? joinSortPaths(out, resolved.sort, sub.nextAlias, sub.filterOf)
+    ? joinSortPaths(qb, resolved.sort, sub.nextAlias, sub.filterOf)
     : undefined;
   const sort = effectiveSort(bound, resolved.sort, joins);
-  out.orderBy(orderByOf(bound.platform, out.alias, sort) as never);
-  out.limit(paging.limit);
-  if (paging.offset !== undefined) out.offset(paging.offset);
-  return { qb: out, sort, paging };
+  qb.orderBy(orderByOf(bound.platform, qb.alias, sort) as never);
+  qb.limit(paging.limit);
+  if (paging.offset !== undefined) qb.offset(paging.offset);
+  return { qb, sort, paging };
 }
 
 /**
@@ -104,14 +116,17 @@ function andWhereFilter(qb: AnyQueryBuilder, bound: BoundSchema, filter: Resolve
   qb.andWhere(where.sql, [...where.params]);
 }
 
-/** One alias generator per planned query, skipping every table name and every alias the base scope uses. */
+/**
+ * One alias generator per planned query, skipping every table name and every alias the base scope uses; built on
+ * first use, since most queries reach no relation and need no alias.
+ */
 function subQueryContext(qb: AnyQueryBuilder, bound: BoundSchema, options: ApplyOptions): SubQueryContext {
   const em = entityManagerOf(qb);
-  const nextAlias: AliasGenerator = createAliasGenerator([
-    qb.alias,
-    ...Object.keys(qb.getAliasMap()),
-    ...tableNamesOf(em.getMetadata()),
-  ]);
+  let generate: AliasGenerator | undefined;
+  const nextAlias: AliasGenerator = () => {
+    generate ??= createAliasGenerator([qb.alias, ...Object.keys(qb.getAliasMap()), ...tableNamesOf(em.getMetadata())]);
+    return generate();
+  };
   return {
     em,
     platform: bound.platform,

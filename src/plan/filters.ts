@@ -53,6 +53,11 @@ export async function prepareFilters(
   return { options, byRelation };
 }
 
+/** Tell whether a resolved filter or sort goes through any relation (else no related filter can apply). */
+export function reachesRelation(resolved: Pick<ResolvedQuery, 'filter' | 'sort'>): boolean {
+  return relationsOfQuery(resolved).length > 0;
+}
+
 /**
  * Make the filter lookup a plan uses: prepared conditions when given (each relation must be in them), otherwise
  * conditions computed synchronously from the ORM's global and the entities' own filters. The synchronous path

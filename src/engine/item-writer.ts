@@ -1,0 +1,227 @@
+import {
+  type EntityManager,
+  type EntityMetadata,
+  type EntityProperty,
+  EventType,
+  Platform,
+  ReferenceKind,
+  SCALAR_TYPES,
+} from '@mikro-orm/core';
+
+/** A row of a data query as `qb.execute('all')` maps it: property names, driver values. */
+export type Row = Record<string, unknown>;
+
+/**
+ * Writes list items straight from mapped rows, giving what MikroORM's `serialize()` gives for the same rows
+ * hydrated by `em.map()`: one call per page; `undefined` when a row holds something only hydration can answer.
+ */
+export type ItemWriter = (rows: readonly Row[]) => Row[] | undefined;
+
+/** How one property reaches an item: its public key and the conversion serialize() would apply. */
+interface Field {
+  readonly name: string;
+  readonly key: string;
+  readonly prop: EntityProperty;
+  /** Returns the serialized value of a present (non-null) row value, or MISS; undefined: the value as it is. */
+  readonly write: ((value: unknown) => unknown) | undefined;
+  /** em.map() validates such values (and throws on a wrong type); the writer leaves a wrong one to em.map(). */
+  readonly validate: boolean;
+}
+
+const MISS = Symbol('listql.miss');
+
+/**
+ * Compile the item writer of an entity, or return undefined when its metadata or the ORM settings use a feature
+ * whose serialized form depends on hydration (embeddables, getters, accessors, scalar references, inheritance,
+ * serializedPrimaryKey, constructors forced on load, forceObject, forceUndefined, polymorphic or alternate-key
+ * relations, relations with custom serializers or custom key types, self-referencing one-to-ones).
+ */
+export function compileItemWriter(em: EntityManager, meta: EntityMetadata): ItemWriter | undefined {
+  const config = em.config;
+  if (
+    config.get('forceUndefined') ||
+    config.get('forceEntityConstructor') ||
+    (config.get('serialization') as { forceObject?: boolean } | undefined)?.forceObject
+  )
+    return undefined;
+  if (
+    meta.embeddable ||
+    meta.virtual ||
+    meta.forceConstructor ||
+    meta.serializedPrimaryKey ||
+    meta.root.inheritanceType ||
+    meta.discriminatorColumn ||
+    meta.polymorphs ||
+    meta.getterProps.length > 0 ||
+    meta.primaryKeys.length === 0
+  )
+    return undefined;
+  const platform = em.getPlatform();
+  const fields: Field[] = [];
+  /** Properties a row must not carry: hydration would make them visible (initialized collections, inverse sides). */
+  const absent: string[] = [];
+  const related: EntityMetadata[] = [meta];
+  // serialize() lists primary keys first, then every other property in metadata order.
+  const ordered = [
+    ...meta.primaryKeys.map((name) => meta.properties[name]!),
+    ...meta.props.filter((p) => !meta.primaryKeys.includes(p.name)),
+  ];
+  for (const prop of ordered) {
+    if (prop.embedded || prop.kind === ReferenceKind.EMBEDDED || prop.getter || prop.setter || prop.accessor)
+      return undefined;
+    if (prop.kind === ReferenceKind.ONE_TO_ONE && prop.targetMeta?.class === meta.class) return undefined;
+    const key = prop.serializedName ?? prop.name;
+    if (prop.kind === ReferenceKind.SCALAR) {
+      if (prop.ref) return undefined;
+      const write = scalarWriter(prop, platform);
+      const validate = SCALAR_TYPES.has(prop.runtimeType) && !prop.customType;
+      fields.push({ name: prop.name, key, prop, write, validate });
+      continue;
+    }
+    const owner = prop.kind === ReferenceKind.MANY_TO_ONE || (prop.kind === ReferenceKind.ONE_TO_ONE && prop.owner);
+    if (!owner) {
+      absent.push(prop.name);
+      continue;
+    }
+    const write = referenceWriter(prop, platform);
+    if (!write || !prop.targetMeta) return undefined;
+    related.push(prop.targetMeta);
+    fields.push({ name: prop.name, key, prop, write, validate: false });
+  }
+  const pks = meta.primaryKeys;
+  const single = pks.length === 1 ? pks[0]! : undefined;
+  // serialize() leaves out hidden properties and `_`-prefixed ones that are not keys.
+  const visible = fields.filter((f) => !f.prop.hidden && (f.prop.primary || !f.prop.name.startsWith('_')));
+  const validated = fields.filter((f) => f.validate).map((f) => [f.name, acceptsValue(f.prop)] as const);
+
+  return (rows) => {
+    // onInit hooks and subscribers see (and may change) hydrated entities; only hydration can honour them.
+    const events = em.getEventManager();
+    for (const m of related) if (events.hasListeners(EventType.onInit, m)) return undefined;
+    const seen = new Set<unknown>();
+    const items: Row[] = [];
+    for (const row of rows) {
+      for (const name of absent) if (row[name] !== undefined) return undefined;
+      // em.map() refuses a row without its primary key, and one identity seen twice would be one entity: leave both
+      // to hydration, as well as any value em.map() would reject (it throws its own error then).
+      const identity = single === undefined ? compositeIdentity(row, pks) : row[single];
+      if (identity === null || identity === undefined || typeof identity === 'object' || seen.has(identity))
+        return undefined;
+      seen.add(identity);
+      for (const [name, accepts] of validated) if (!accepts(row[name])) return undefined;
+      const item: Row = {};
+      for (const f of visible) {
+        const value = row[f.name];
+        if (value === undefined) continue;
+        if (value === null) {
+          item[f.key] = null;
+          continue;
+        }
+        if (f.write === undefined) {
+          item[f.key] = value;
+          continue;
+        }
+        const out = f.write(value);
+        if (out === MISS) return undefined;
+        item[f.key] = out;
+      }
+      items.push(item);
+    }
+    return items;
+  };
+}
+
+/** A composite key as one string (type-tagged parts), or undefined when a part is missing or not a plain value. */
+function compositeIdentity(row: Row, pks: readonly string[]): string | undefined {
+  let identity = '';
+  for (const pk of pks) {
+    const value = row[pk];
+    if (value === null || value === undefined || typeof value === 'object') return undefined;
+    identity += `${typeof value}:${String(value)}\u0000`;
+  }
+  return identity;
+}
+
+/**
+ * Tell, as em.map()'s validateProperty() would without throwing, whether a scalar value is acceptable: an enum value
+ * among the items, otherwise a value whose object type (Utils.getObjectType) is the property's runtime type.
+ */
+function acceptsValue(prop: EntityProperty): (value: unknown) => boolean {
+  if (prop.enum && prop.items) {
+    const items = prop.items;
+    return (value) => value === null || value === undefined || items.some((item) => item === value);
+  }
+  const expected = prop.runtimeType;
+  if (PRIMITIVES.has(expected)) return (value) => value === null || value === undefined || typeof value === expected;
+  return (value) => value === null || value === undefined || objectType(value) === expected;
+}
+
+/** The runtime types Utils.getObjectType() answers with `typeof` alone. */
+const PRIMITIVES: ReadonlySet<string> = new Set(['string', 'number', 'boolean', 'bigint']);
+
+/** Utils.getObjectType() without its regular expression. */
+function objectType(value: unknown): string {
+  const simple = typeof value;
+  if (PRIMITIVES.has(simple)) return simple;
+  const type = Object.prototype.toString.call(value).slice(8, -1);
+  return type === 'Uint8Array' ? 'Buffer' : type;
+}
+
+/** Convert a scalar as the hydrator does (custom type, boolean, date) and then as serialize() does. */
+function scalarWriter(prop: EntityProperty, platform: Platform): ((value: unknown) => unknown) | undefined {
+  const serializer = prop.serializer as ((value: unknown) => unknown) | undefined;
+  const normalize = normalizer(platform);
+  const finish = serializer ?? normalize ?? ((value: unknown) => value);
+  const type = prop.customType;
+  if (type) {
+    const options = { mode: 'serialization' } as const;
+    return (value) => {
+      const js = type.convertToJSValue(value, platform, options);
+      return serializer ? serializer(js) : type.toJSON(js, platform);
+    };
+  }
+  if (prop.runtimeType === 'boolean') return (value) => finish(!!value);
+  if (prop.runtimeType === 'Date' && !platform.isNumericProperty(prop)) {
+    const tz = platform.getTimezone();
+    return (value) => {
+      if (value instanceof Date) return finish(value);
+      if (!tz || tz === 'local') return finish(new Date(value as string));
+      if (typeof value === 'number') return finish(new Date(value));
+      if (typeof value !== 'string') return MISS;
+      const zoned = value.includes('+') || value.lastIndexOf('-') > 10 || value.endsWith('Z');
+      return finish(new Date(zoned ? value : value + tz));
+    };
+  }
+  return serializer ?? normalize;
+}
+
+/** The platform's primary-key normalization as serialize() applies it; undefined where it returns its input. */
+function normalizer(platform: Platform): ((value: unknown) => unknown) | undefined {
+  if (platform.normalizePrimaryKey === Platform.prototype.normalizePrimaryKey) return undefined;
+  return (value) => platform.normalizePrimaryKey(value as never);
+}
+
+/**
+ * Write a to-one relation (m:1, 1:1 owner) as serialize() writes an unpopulated reference: its primary key, an
+ * object of the visible key properties for a composite key, or that one value when only one is visible. Only plain
+ * keys qualify: scalar key properties without custom types whose values hydrate unchanged (numbers, strings).
+ */
+function referenceWriter(prop: EntityProperty, platform: Platform): ((value: unknown) => unknown) | undefined {
+  const target = prop.targetMeta;
+  if (!target || prop.polymorphic || prop.targetKey || prop.mapToPk || prop.serializer || prop.customType)
+    return undefined;
+  if (target.serializedPrimaryKey || target.primaryKeys.length === 0) return undefined;
+  const keys = target.primaryKeys.map((name) => target.properties[name]!);
+  for (const key of keys)
+    if (key.kind !== ReferenceKind.SCALAR || key.customType || key.ref || key.getter || key.accessor) return undefined;
+  const plain = (value: unknown) => typeof value === 'number' || typeof value === 'string';
+  if (keys.length === 1) return (value) => (plain(value) ? platform.normalizePrimaryKey(value as never) : MISS);
+  const visible = keys.map((k, i) => [k.name, i] as const).filter(([name]) => !target.properties[name]!.hidden);
+  return (value) => {
+    if (!Array.isArray(value) || value.length !== keys.length || !value.every(plain)) return MISS;
+    if (visible.length === 1) return platform.normalizePrimaryKey(value[visible[0]![1]] as never);
+    const out: Row = {};
+    for (const [name, i] of visible) out[name] = value[i];
+    return out;
+  };
+}
