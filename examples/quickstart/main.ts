@@ -3,7 +3,7 @@
  * through the lower-level path (parseHTTP → bind → apply → execute). Each request prints the SQL that reaches
  * the database (values stay `?` placeholders and travel as bound parameters) and the rows it returns.
  *
- *   npm start
+ *   npm run quickstart
  */
 import { EntitySchema } from '@mikro-orm/core';
 import { MikroORM } from '@mikro-orm/sqlite';
