@@ -10,10 +10,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DIALECTS, type Dialect, postgresAdminUrl } from './helpers/db.ts';
+import { createPostgresDatabase, DIALECTS, type Dialect } from './helpers/db.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -223,24 +222,6 @@ function readmeExamples(): { command: string; status: number; body: unknown }[] 
   return pairs.map((m) => ({ command: m[1]!, status: Number(m[2] ?? 200), body: JSON.parse(m[3]!) }));
 }
 
-async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const admin = await postgresAdminUrl();
-  const name = `listql_bookstore_${process.pid}_${Date.now()}`;
-  const run = async (sql: string) => {
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`create database "${name}"`);
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => run(`drop database if exists "${name}" with (force)`) };
-}
-
 for (const dialect of DIALECTS) defineSuite(dialect);
 
 function defineSuite(dialect: Dialect): void {
@@ -256,7 +237,7 @@ function defineSuite(dialect: Dialect): void {
       state.env = { BOOKSTORE_SQLITE: join(dir, 'data', 'bookstore.sqlite') };
       state.cleanup = async () => rmSync(dir, { recursive: true, force: true });
     } else {
-      const db = await createPostgresDatabase();
+      const db = await createPostgresDatabase('listql_bookstore');
       state.env = { DATABASE_URL: db.url };
       state.cleanup = db.drop;
     }

@@ -3,15 +3,13 @@
  * a fresh PostgreSQL database through DATABASE_URL), walking cursors with items() and writing NDJSON or CSV.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DIALECTS, type Dialect, postgresAdminUrl } from './helpers/db.ts';
+import { createPostgresDatabase, DIALECTS, type Dialect } from './helpers/db.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -94,22 +92,6 @@ async function database(
 ): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
   if (dialect === 'sqlite')
     return { env: { BOOKSTORE_SQLITE: join(dir, 'bookstore.sqlite') }, cleanup: async () => {} };
-  const admin = await postgresAdminUrl();
-  const name = `listql_export_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const run = async (sql: string) => {
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`create database "${name}"`);
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    env: { DATABASE_URL: url.toString() },
-    cleanup: () => run(`drop database if exists "${name}" with (force)`),
-  };
+  const db = await createPostgresDatabase('listql_export');
+  return { env: { DATABASE_URL: db.url }, cleanup: db.drop };
 }

@@ -2,35 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isListError, positionAt } from '../src/errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../src/limits.ts';
-import type { FilterNode, Literal, Path } from '../src/syntax/ast.ts';
 import { parseFilter } from '../src/syntax/index.ts';
 import { locatorFor } from '../src/syntax/locator.ts';
-
-/** Render an AST compactly, e.g. `and(cmp(name eq 'x'), not(in(id [1,2])))`. */
-function show(node: FilterNode): string {
-  switch (node.kind) {
-    case 'comparison':
-      return `cmp(${path(node.path)} ${node.operator} ${lit(node.value)})`;
-    case 'membership':
-      return `${node.negated ? 'nin' : 'in'}(${path(node.path)} [${node.values.map(lit).join(',')}])`;
-    case 'nullCheck':
-      return `${node.negated ? 'notnull' : 'null'}(${path(node.path)})`;
-    case 'not':
-      return `not(${show(node.operand)})`;
-    case 'and':
-    case 'or':
-      return `${node.kind}(${show(node.left)}, ${show(node.right)})`;
-    case 'quantifier':
-      return `${node.quantifier}(${path(node.path)} ${node.variable.name}: ${show(node.predicate)})`;
-    default: {
-      const never: never = node;
-      return never;
-    }
-  }
-}
-const path = (p: Path): string => p.segments.map((s) => s.name).join('/');
-const lit = (l: Literal): string =>
-  l.kind === 'string' ? `'${l.value}'` : l.kind === 'number' ? l.text : `${l.value}`;
+import { show } from './helpers/ast.ts';
 
 const limits = (over: Partial<Limits>): Limits => ({ ...DEFAULT_LIMITS, ...over });
 

@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isListError, positionAt } from '../src/errors.ts';
 import { parseFilter } from '../src/syntax/index.ts';
+import { show } from './helpers/ast.ts';
 
 /** A generated filter: its text, and the AST summary the parser must give back. */
 interface Gen {
@@ -81,32 +82,6 @@ function expr(depth: number, scopes: readonly string[]): fc.Arbitrary<Gen> {
           ),
         ]),
   );
-}
-
-/** Same renderer as syntax-filter.test.ts, inlined to keep test files independent. */
-function show(node: ReturnType<typeof parseFilter>): string {
-  const p = (x: { segments: readonly { name: string }[] }) => x.segments.map((s) => s.name).join('/');
-  const l = (x: { kind: string; value?: unknown; text?: string }) =>
-    x.kind === 'string' ? `'${x.value}'` : x.kind === 'number' ? (x.text ?? '') : `${x.value}`;
-  switch (node.kind) {
-    case 'comparison':
-      return `cmp(${p(node.path)} ${node.operator} ${l(node.value)})`;
-    case 'membership':
-      return `${node.negated ? 'nin' : 'in'}(${p(node.path)} [${node.values.map(l).join(',')}])`;
-    case 'nullCheck':
-      return `${node.negated ? 'notnull' : 'null'}(${p(node.path)})`;
-    case 'not':
-      return `not(${show(node.operand)})`;
-    case 'and':
-    case 'or':
-      return `${node.kind}(${show(node.left)}, ${show(node.right)})`;
-    case 'quantifier':
-      return `${node.quantifier}(${p(node.path)} ${node.variable.name}: ${show(node.predicate)})`;
-    default: {
-      const never: never = node;
-      return never;
-    }
-  }
 }
 
 test('printed random filters parse back to the same tree', () => {

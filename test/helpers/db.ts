@@ -71,6 +71,16 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/** Create an empty, uniquely named PostgreSQL database (for child processes given its URL), and the way to drop it. */
+export async function createPostgresDatabase(prefix = 'listql_test'): Promise<{ url: string; drop(): Promise<void> }> {
+  const database = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await admin((c) => c.query(`create database "${database}"`));
+  return {
+    url: withDatabase(await postgresAdminUrl(), database),
+    drop: () => admin((c) => c.query(`drop database if exists "${database}" with (force)`)).then(() => undefined),
+  };
+}
+
 /** A MikroORM instance on a fresh database of the dialect, and the way to drop it. */
 export interface TestDatabase {
   readonly dialect: Dialect;
