@@ -213,9 +213,10 @@ eachDialect('http adapters', { entities: catalogEntities, seed: seedCatalog }, (
   }
 });
 
-/** Wait until `done()` holds, failing after two seconds. */
+/** Wait until `done()` holds, failing after ten seconds. */
 async function until(done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 2000;
+  // Generous: a loaded 2-core CI machine can be slow; a passing run never waits this long.
+  const deadline = Date.now() + 10_000;
   while (!done()) {
     if (Date.now() > deadline) throw new Error('timed out waiting');
     await new Promise((resolve) => setTimeout(resolve, 5));
