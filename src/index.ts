@@ -9,6 +9,8 @@ export {
   executeCount,
   type FieldDescription,
   type FromOptions,
+  type IndexAdvice,
+  type IndexColumn,
   type Item,
   type IterateOptions,
   type ListContext,

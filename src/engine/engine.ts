@@ -7,6 +7,7 @@ import type { QueryValues } from '../syntax/parameters.ts';
 import { parseHTTP } from '../syntax/params.ts';
 import { type EngineConfig, type ListContext, validateConfig } from './config.ts';
 import { describeEngine, type EngineDescription } from './describe.ts';
+import { adviseIndexes, type IndexAdvice } from './indexes.ts';
 import { compileItemWriter } from './item-writer.ts';
 import { type IterateOptions, iterateItems, iteratePages } from './iterate.ts';
 import { primaryKeyShapes } from './key-shape.ts';
@@ -42,6 +43,11 @@ export interface Engine<C extends ListContext = ListContext> {
   from(qb: AnyQueryBuilder, options?: FromOptions): ScopedEngine<C>;
   /** Describe the endpoint publicly: fields, operators, sortability, relations, capabilities and limits. */
   describe(): EngineDescription;
+  /**
+   * List the indexes that make this endpoint's sorts seek and its relation filters cheap, with DDL for the
+   * engine's dialect. For the developer, not for clients: it names tables and columns.
+   */
+  indexes(): readonly IndexAdvice[];
 }
 
 /**
@@ -94,7 +100,8 @@ export function createEngine<C extends ListContext = ListContext>(
         iterateItems(scope, () => parse(query), ctx ?? ({} as C), opts),
     });
   };
-  return Object.freeze({ from, describe: () => description });
+  const advice = Object.freeze(adviseIndexes(bound, keys.dialect, em.getMetadata()));
+  return Object.freeze({ from, describe: () => description, indexes: () => advice });
 }
 
 function checkBase(qb: AnyQueryBuilder, className: string): void {

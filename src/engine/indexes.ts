@@ -1,0 +1,141 @@
+import type { EntityMetadata, MetadataStorage, Platform } from '@mikro-orm/core';
+import type { BoundRelation, BoundSchema } from '../bind/types.ts';
+import { linkOf } from '../plan/correlate.ts';
+import type { Dialect } from '../plan/dialect.ts';
+
+/** One column of an advised index, in index order. */
+export interface IndexColumn {
+  readonly column: string;
+  readonly direction: 'asc' | 'desc';
+  /** Where NULLs go in this column of the index; only stated for nullable sort keys. */
+  readonly nulls?: 'last';
+}
+
+/**
+ * An index that makes a request shape cheap, with the DDL to create it. `sort` indexes serve one sort of the
+ * endpoint (keyset pages seek instead of scanning); `correlation` indexes serve the correlated sub-queries of
+ * relation filters (`reviews/any(…)`, `author/name eq …`), which look rows up by these columns once per outer row.
+ */
+export interface IndexAdvice {
+  readonly reason: 'sort' | 'correlation';
+  /** What it serves, in the request language: `sort=-score`, or `filter=reviews/any(…)` for a relation path. */
+  readonly serves: string;
+  readonly table: string;
+  readonly columns: readonly IndexColumn[];
+  /** `create index if not exists …` for the engine's dialect. */
+  readonly ddl: string;
+  /** Caveats for this dialect, e.g. an order no index on this dialect can serve. */
+  readonly note?: string;
+}
+
+/**
+ * List the indexes that serve an engine's sortable root fields (both directions, each with the primary-key
+ * tie-breaker the engine appends) and the columns its relation sub-queries correlate on.
+ */
+export function adviseIndexes(bound: BoundSchema, dialect: Dialect, metadata: MetadataStorage): IndexAdvice[] {
+  const out: IndexAdvice[] = [];
+  const seen = new Set<string>();
+  const push = (advice: Omit<IndexAdvice, 'ddl'>) => {
+    const id = `${advice.table}(${advice.columns.map((c) => `${c.column} ${c.direction}`).join(',')})`;
+    if (seen.has(id)) return;
+    seen.add(id);
+    out.push({ ...advice, ddl: ddlOf(bound.platform, dialect, advice.table, advice.columns) });
+  };
+  sortAdvice(bound, dialect, push);
+  correlationAdvice(bound, '', metadata, new Set(), push);
+  return out;
+}
+
+type Push = (advice: Omit<IndexAdvice, 'ddl'>) => void;
+
+function sortAdvice(bound: BoundSchema, dialect: Dialect, push: Push): void {
+  const table = bound.meta.tableName;
+  const pkColumns = bound.primaryKey.map((k) => k.column);
+  const tieBreaker = (skip: string): IndexColumn[] =>
+    pkColumns.filter((c) => c !== skip).map((column) => ({ column, direction: 'asc' }));
+  for (const field of bound.fields.values()) {
+    if (!field.sortable) continue;
+    const isKey = pkColumns.includes(field.column);
+    // The primary key's own index serves a single-column key in both directions (a backward scan for desc).
+    if (isKey && pkColumns.length === 1) continue;
+    const nullable = field.nullable && !isKey;
+    for (const direction of ['asc', 'desc'] as const) {
+      const lead: IndexColumn = nullable
+        ? { column: field.column, direction, nulls: 'last' }
+        : { column: field.column, direction };
+      const columns = [lead, ...tieBreaker(field.column)];
+      const note =
+        nullable && dialect === 'sqlite' && direction === 'asc'
+          ? 'SQLite sorts NULLs first in ascending indexes, so no index serves this order with NULLs last'
+          : undefined;
+      push({
+        reason: 'sort',
+        serves: `sort=${direction === 'desc' ? '-' : ''}${field.publicName}`,
+        table,
+        columns,
+        ...(note ? { note } : {}),
+      });
+    }
+  }
+}
+
+/** Walk the policy's relations (each entity-relation pair once, so cycles end) and advise the inner columns. */
+function correlationAdvice(
+  bound: BoundSchema,
+  prefix: string,
+  metadata: MetadataStorage,
+  visited: Set<string>,
+  push: Push,
+): void {
+  for (const relation of bound.relations.values()) {
+    const id = `${bound.entityName}.${relation.property}`;
+    if (visited.has(id)) continue;
+    visited.add(id);
+    const path = `${prefix}${relation.publicName}`;
+    const advised = innerColumns(relation, metadata);
+    if (advised && !leadsPrimaryKey(advised.meta, advised.columns)) {
+      const serves = relation.cardinality === 'many' ? `filter=${path}/any(…)` : `filter=${path}/… (to-one path)`;
+      push({
+        reason: 'correlation',
+        serves,
+        table: advised.meta.tableName,
+        columns: advised.columns.map((column) => ({ column, direction: 'asc' })),
+      });
+    }
+    correlationAdvice(relation.target, `${path}/`, metadata, visited, push);
+  }
+}
+
+function innerColumns(
+  relation: BoundRelation,
+  metadata: MetadataStorage,
+): { meta: EntityMetadata; columns: string[] } | undefined {
+  const span = { offset: 0, line: 1, column: 1, end: 0 };
+  let link: ReturnType<typeof linkOf>;
+  try {
+    link = linkOf(relation.prop, metadata, span);
+  } catch {
+    return undefined; // bind already refused what cannot be correlated; nothing to advise
+  }
+  const columns = link.pairs.map((p) => p.inner);
+  return { meta: link.kind === 'pivot' ? link.pivot : link.target, columns };
+}
+
+/** A table's primary key already serves lookups by its leading columns. */
+function leadsPrimaryKey(meta: EntityMetadata, columns: readonly string[]): boolean {
+  const pk = meta.getPrimaryProps().flatMap((p) => p.fieldNames ?? []);
+  return columns.every((c, i) => pk[i] === c);
+}
+
+function ddlOf(platform: Platform, dialect: Dialect, table: string, columns: readonly IndexColumn[]): string {
+  const name = `${table}_${columns.map((c) => `${c.column}${c.direction === 'desc' ? '_desc' : ''}`).join('_')}_idx`;
+  const parts = columns.map((c) => {
+    let text = platform.quoteIdentifier(c.column);
+    if (c.direction === 'desc') text += ' desc';
+    // PostgreSQL puts NULLs last in ascending and first in descending indexes unless told; SQLite has no clause
+    // for it in an index (NULLs are the smallest value there, so a descending index already has them last).
+    if (c.nulls === 'last' && c.direction === 'desc' && dialect === 'postgresql') text += ' nulls last';
+    return text;
+  });
+  return `create index if not exists ${platform.quoteIdentifier(name)} on ${platform.quoteIdentifier(table)} (${parts.join(', ')})`;
+}

@@ -1,0 +1,139 @@
+/**
+ * engine.indexes(): the advised DDL per dialect, that it runs, and that with the advised indexes a deep keyset page
+ * seeks (an index scan that also gives the order: no sort step) on every dialect.
+ */
+import { type Collection, EntitySchema } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import pg from 'pg';
+import * as assert from 'uvu/assert';
+import { createEngine } from '../src/engine/index.ts';
+import { filterable, schema, sortable } from '../src/policy/index.ts';
+import { captureDriver } from './helpers/capture.ts';
+import { eachDialect } from './helpers/db.ts';
+
+class Shelf {
+  id!: number;
+  createdAt!: Date;
+  score?: number | null;
+  notes?: Collection<Note>;
+}
+class Note {
+  id!: number;
+  body!: string;
+  shelf!: Shelf;
+}
+
+const ShelfSchema = new EntitySchema<Shelf>({
+  class: Shelf,
+  tableName: 'ix_shelf',
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: false },
+    createdAt: { type: 'datetime', fieldName: 'created_at' },
+    score: { type: 'integer', nullable: true },
+    notes: { kind: '1:m', entity: () => Note, mappedBy: 'shelf' },
+  },
+});
+const NoteSchema = new EntitySchema<Note>({
+  class: Note,
+  tableName: 'ix_note',
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: false },
+    body: { type: 'string' },
+    shelf: { kind: 'm:1', entity: () => Shelf, fieldName: 'shelf_id' },
+  },
+});
+
+const policy = schema(ShelfSchema)
+  .expose('id', filterable(), sortable())
+  .expose('createdAt', filterable(), sortable())
+  .expose('score', filterable(), sortable())
+  .relation('notes', schema(NoteSchema).expose('body', filterable()));
+
+const ROWS = 20_000;
+
+const EXPECTED = {
+  postgresql: [
+    'create index if not exists "ix_shelf_created_at_id_idx" on "ix_shelf" ("created_at", "id")',
+    'create index if not exists "ix_shelf_created_at_desc_id_idx" on "ix_shelf" ("created_at" desc, "id")',
+    'create index if not exists "ix_shelf_score_id_idx" on "ix_shelf" ("score", "id")',
+    'create index if not exists "ix_shelf_score_desc_id_idx" on "ix_shelf" ("score" desc nulls last, "id")',
+    'create index if not exists "ix_note_shelf_id_idx" on "ix_note" ("shelf_id")',
+  ],
+  sqlite: [
+    'create index if not exists `ix_shelf_created_at_id_idx` on `ix_shelf` (`created_at`, `id`)',
+    'create index if not exists `ix_shelf_created_at_desc_id_idx` on `ix_shelf` (`created_at` desc, `id`)',
+    'create index if not exists `ix_shelf_score_id_idx` on `ix_shelf` (`score`, `id`)',
+    'create index if not exists `ix_shelf_score_desc_id_idx` on `ix_shelf` (`score` desc, `id`)',
+    'create index if not exists `ix_note_shelf_id_idx` on `ix_note` (`shelf_id`)',
+  ],
+} as const;
+
+eachDialect('engine indexes', { entities: [ShelfSchema, NoteSchema] }, (test, dialect) => {
+  test('advises one index per sortable non-key field and direction, and the correlated foreign key', ({ db }) => {
+    const advice = createEngine(db.orm, { policy }).indexes();
+    assert.equal(
+      advice.map((a) => a.ddl),
+      [...EXPECTED[dialect]],
+    );
+    assert.equal(
+      advice.map((a) => a.serves),
+      ['sort=createdAt', 'sort=-createdAt', 'sort=score', 'sort=-score', 'filter=notes/any(…)'],
+    );
+    assert.equal(advice[4]?.reason, 'correlation');
+    assert.equal(advice[3]?.columns, [
+      { column: 'score', direction: 'desc', nulls: 'last' },
+      { column: 'id', direction: 'asc' },
+    ]);
+  });
+
+  test('the advised DDL runs, and deep keyset pages on id and -createdAt seek', async ({ db }) => {
+    const conn = db.orm.em.getConnection();
+    const epoch =
+      dialect === 'postgresql' ? "timestamptz '2024-01-01' + n * interval '1 second'" : '1704067200000 + n * 1000';
+    const series =
+      dialect === 'postgresql'
+        ? `select n from generate_series(1, ${ROWS}) as n`
+        : `with recursive s(n) as (select 1 union all select n + 1 from s where n < ${ROWS}) select n from s`;
+    await conn.execute(
+      `insert into ix_shelf (id, created_at, score) select n, ${epoch}, case when n % 7 = 0 then null else n % 100 end from (${series}) as t`,
+    );
+    const engine = createEngine(db.orm, { policy });
+    for (const advice of engine.indexes()) await conn.execute(advice.ddl);
+    await conn.execute(dialect === 'postgresql' ? 'analyze ix_shelf' : 'analyze');
+
+    for (const sort of ['id', '-createdAt']) {
+      const scoped = engine.from((db.orm.em.fork() as SqlEntityManager).createQueryBuilder(Shelf, 's'));
+      // A cursor halfway into the table (half of it still ahead): one offset page gives it.
+      const first = await scoped.list({ sort, limit: '20', offset: String(ROWS / 2) });
+      const cursor = first.page.nextCursor;
+      assert.ok(cursor, sort);
+      const { calls } = await captureDriver(() => scoped.list({ sort, limit: '20', cursor }));
+      const data = calls.find((c) => /limit/i.test(c.sql));
+      assert.ok(data, sort);
+      const plan = await explain(db, data.sql, data.values);
+      assert.ok(/index|primary key/i.test(plan), `${sort}: ${plan}`);
+      assert.not.ok(dialect === 'postgresql' ? /\bSort\b/.test(plan) : /TEMP B-TREE/i.test(plan), `${sort}: ${plan}`);
+    }
+  });
+});
+
+async function explain(
+  db: { dialect: string; url?: string; orm: { em: { getConnection(): any } } },
+  sql: string,
+  values: readonly unknown[],
+): Promise<string> {
+  if (db.dialect === 'postgresql') {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const res = await client.query(`explain ${sql}`, [...values]);
+      return res.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+    } finally {
+      await client.end();
+    }
+  }
+  const rows = (await db.orm.em.getConnection().execute(`explain query plan ${sql}`, [...values])) as {
+    detail: string;
+  }[];
+  return rows.map((r) => r.detail).join('\n');
+}
