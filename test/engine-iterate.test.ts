@@ -1,6 +1,7 @@
 /**
- * pages() and items(): they follow nextCursor to the end with a constant page size (default maxLimit), never use
- * offset, count once, and run each page's query only when the consumer asks for it (backpressure).
+ * pages() and items(): they follow nextCursor to the end with a constant page size (default maxLimit for pages(),
+ * 1,000 for items(); a pageSize option is not bounded by maxLimit), never use offset, count once, and run each
+ * page's query only when the consumer asks for it (backpressure).
  */
 import type { EntityManager } from '@mikro-orm/core';
 import * as assert from 'uvu/assert';
@@ -48,6 +49,7 @@ eachDialect('engine pages() and items()', { entities: walkEntities, seed: seedWa
     { name: 'pageSize option', query: { sort: '-score' }, pageSize: 4, size: 4 },
     { name: "the request's limit", query: { sort: '-score', limit: '3' }, size: 3 },
     { name: 'pageSize wins over limit', query: { sort: '-score', limit: '3' }, pageSize: 5, size: 5 },
+    { name: 'pageSize beyond maxLimit', query: { sort: '-score' }, pageSize: 8, size: 8 },
   ];
   for (const row of SIZES) {
     test(`pages(): ${row.name}, constant, never offset`, async ({ em }) => {
@@ -73,6 +75,16 @@ eachDialect('engine pages() and items()', { entities: walkEntities, seed: seedWa
       items.map((i) => i.id),
       BY_SCORE_DESC,
     );
+  });
+
+  test('items() reads 1,000 rows per query by default, beyond maxLimit', async ({ em }) => {
+    const { result, calls } = await captureDriver(() => collect(scoped(em).items({ sort: '-score' })));
+    assert.equal(
+      result.map((i) => i.id),
+      BY_SCORE_DESC,
+    );
+    assert.is(calls.length, 1);
+    assert.ok(calls[0]!.values.includes(1001) || /limit 1001\b/.test(calls[0]!.sql), calls[0]!.sql);
   });
 
   test('a walk can resume from a cursor in the query', async ({ em }) => {
@@ -105,13 +117,20 @@ eachDialect('engine pages() and items()', { entities: walkEntities, seed: seedWa
     assert.is(calls.length, 2);
   });
 
-  test('refusals: an offset, a pageSize over maxLimit or not a whole number', async ({ em }) => {
+  test('refusals: an offset, a pageSize over 10,000 or not a whole number, a client limit over maxLimit', async ({
+    em,
+  }) => {
     assert.equal(await rejection(scoped(em).pages({ offset: '2' })), {
       code: 'invalid_parameter',
       parameter: 'offset',
     });
-    assert.equal(await rejection(scoped(em).items({}, {}, { pageSize: 7 })), { code: 'invalid_schema' });
+    assert.equal(await rejection(scoped(em).items({}, {}, { pageSize: 10_001 })), { code: 'invalid_schema' });
+    assert.equal(await rejection(scoped(em).items({}, {}, { pageSize: 2.5 })), { code: 'invalid_schema' });
     assert.equal(await rejection(scoped(em).items({}, {}, { pageSize: 0 })), { code: 'invalid_schema' });
     assert.equal(await rejection(scoped(em).pages({ limit: '7' })), { code: 'limit_exceeded', parameter: 'limit' });
+    assert.equal(await rejection(scoped(em).items({ limit: '7' }, {}, { pageSize: 50 })), {
+      code: 'limit_exceeded',
+      parameter: 'limit',
+    });
   });
 });

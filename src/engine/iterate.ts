@@ -7,9 +7,18 @@ import type { Item } from './serialize.ts';
 
 /** Options of pages() and items(). */
 export interface IterateOptions {
-  /** Rows per page, constant for the whole walk; defaults to the request's `limit`, else the engine's maxLimit. */
+  /**
+   * Rows per page, constant for the whole walk, from 1 to 10,000. The walk is the server's own code, so this is
+   * not bounded by the endpoint's `maxLimit` (a client's `limit` in the query still is). Defaults to the request's
+   * `limit`, else the engine's `maxLimit` for pages() and 1,000 for items().
+   */
   readonly pageSize?: number;
 }
+
+/** The largest page a server-side walk may ask for: one page is held in memory at a time. */
+export const MAX_WALK_PAGE_SIZE = 10_000;
+/** items() reads this many rows per query unless told otherwise: few round trips, little memory. */
+export const ITEMS_PAGE_SIZE = 1000;
 
 /**
  * Walk every page of a request by following the cursor: constant page size, never offset, one page in memory at a
@@ -23,15 +32,23 @@ export async function* iteratePages<C extends ListContext>(
   parse: () => ParsedQuery,
   ctx: C,
   options: IterateOptions = {},
+  defaultPageSize?: number,
 ): AsyncGenerator<Page, void, undefined> {
   const parsed = parse();
   if (parsed.offset !== undefined)
     throw invalidParameter('offset', 'pages() and items() follow cursors and never use offset');
-  const { maxLimit } = scope.settings.paging;
-  const pageSize = options.pageSize ?? parsed.limit ?? maxLimit;
-  if (options.pageSize !== undefined && !(Number.isSafeInteger(pageSize) && pageSize >= 1 && pageSize <= maxLimit))
-    throw new ListError('invalid_schema', `pageSize must be a whole number from 1 to maxLimit (${maxLimit})`);
-  const listing = await openListing(scope, { ...parsed, limit: pageSize }, ctx, true);
+  const { pageSize } = options;
+  if (pageSize !== undefined && !(Number.isSafeInteger(pageSize) && pageSize >= 1 && pageSize <= MAX_WALK_PAGE_SIZE))
+    throw new ListError('invalid_schema', `pageSize must be a whole number from 1 to ${MAX_WALK_PAGE_SIZE}`);
+  // The request's own limit is checked against maxLimit as in list(); only then does the walk's page size apply.
+  const size = pageSize ?? (parsed.limit === undefined ? defaultPageSize : undefined);
+  const listing = await openListing(
+    scope,
+    parsed.limit === undefined && size === undefined ? { ...parsed, limit: scope.settings.paging.maxLimit } : parsed,
+    ctx,
+    true,
+    size,
+  );
   let data = await listing.fetch(listing.after);
   yield pageOf(listing.paging, data, listing.resolved.count ? await listing.count() : undefined);
   while (data.nextKeys !== undefined) {
@@ -48,5 +65,6 @@ export async function* iterateItems<C extends ListContext>(
   options: IterateOptions = {},
 ): AsyncGenerator<Item, void, undefined> {
   // A plain loop: `yield*` over an array costs an extra async step per item, which an export of millions feels.
-  for await (const page of iteratePages(scope, parse, ctx, options)) for (const item of page.items) yield item;
+  for await (const page of iteratePages(scope, parse, ctx, options, ITEMS_PAGE_SIZE))
+    for (const item of page.items) yield item;
 }

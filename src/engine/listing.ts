@@ -56,13 +56,15 @@ export interface Listing {
  * Open a request: check everything a client can get wrong before any query (in the order the client would fix it),
  * then build the engine's private copy of the scope (root filters, search), the related entities' filter
  * conditions, and, when a page is to be read, the planned data query. `reuse`: the plan serves several pages (a
- * walk), so each fetch works on a copy of it; otherwise the one fetch uses the plan itself.
+ * walk), so each fetch works on a copy of it; otherwise the one fetch uses the plan itself. `pageSize`: a server-side
+ * walk's page size, which replaces the request's limit after that limit passed its checks.
  */
 export async function openListing<C extends ListContext>(
   scope: Scope<C>,
   parsed: ParsedQuery,
   ctx: C,
   reuse: boolean,
+  pageSize?: number,
 ): Promise<Listing> {
   const { settings, bound, keys } = scope;
   if (parsed.count === true && !settings.allowCount)
@@ -70,7 +72,8 @@ export async function openListing<C extends ListContext>(
   if (parsed.search !== undefined && !settings.search)
     throw invalidParameter('search', 'search is not enabled for this endpoint');
   const resolved = resolveQuery(bound, parsed);
-  const paging = resolvePaging(resolved, settings.paging);
+  const checked = resolvePaging(resolved, settings.paging);
+  const paging = pageSize === undefined ? checked : { ...checked, limit: pageSize };
   // Relation keys get a stand-in alias per path here (the planner names the real joins later): same keys, same order.
   const plan = cursorPlanFor(keys, resolved.sort, () => effectiveSort(bound, resolved.sort, pathAlias));
   const after =
@@ -90,14 +93,16 @@ export async function openListing<C extends ListContext>(
   if (resolved.search !== undefined && settings.search)
     await applySearch(settings.search, ctx, scoped, resolved.search);
   // Related entities' filters as em.find applies them (em.addFilter, filter params, async conditions included).
-  const options: ApplyOptions =
-    scope.filters === undefined ? { ...settings.paging } : { ...settings.paging, filters: scope.filters };
+  // A walk's own page size may exceed maxLimit: the planner sees it as the limit, and maxLimit as large.
+  const bounds = pageSize === undefined ? settings.paging : { ...settings.paging, maxLimit: paging.limit };
+  const options: ApplyOptions = scope.filters === undefined ? { ...bounds } : { ...bounds, filters: scope.filters };
   if (reachesRelation(resolved))
     options.filterConditions = await prepareFilters(scoped, bound, resolved, scope.filters);
 
   // The count takes its own copy before the data query is planned into `scoped`.
   const counter = resolved.count ? scoped.clone() : undefined;
-  const data = paging.limit > 0 ? planData(scope, resolved, plan, scoped, options) : undefined;
+  const planned = pageSize === undefined ? resolved : { ...resolved, limit: paging.limit };
+  const data = paging.limit > 0 ? planData(scope, planned, plan, scoped, options) : undefined;
   let used = false;
 
   return {
