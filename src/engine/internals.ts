@@ -23,9 +23,16 @@ export type ConnectionExecute = (
   loggerContext?: Record<string, unknown>,
 ) => Promise<unknown>;
 
-/** The (private) QueryBuilder method that picks the connection it runs on. */
+/** The (private) QueryBuilder members that pick the connection it runs on. */
 interface QueryBuilderInternals {
   getConnection(): ConnectionInternals;
+  /** The transaction the builder was created in, if any: its queries then run on that transaction. */
+  readonly context?: unknown;
+}
+
+/** Tell whether a QueryBuilder belongs to a transaction (MikroORM then runs it on the primary, in that transaction). */
+export function inTransaction(qb: QueryBuilder<any>): boolean {
+  return (qb as unknown as QueryBuilderInternals).context != null;
 }
 
 /** Read the connection a QueryBuilder would run on (read replica or primary, as MikroORM chooses). */

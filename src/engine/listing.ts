@@ -13,6 +13,7 @@ import { abortWith, runAbortable, throwIfAborted } from './abort.ts';
 import type { ListContext } from './config.ts';
 import { countRows } from './count.ts';
 import { executeOwned } from './execute.ts';
+import { connectionOf, inTransaction, useConnection } from './internals.ts';
 import {
   type CursorKey,
   type CursorPlan,
@@ -101,6 +102,10 @@ export async function openListing<C extends ListContext>(
 
   // The count takes its own copy before the data query is planned into `scoped`.
   const counter = resolved.count ? scoped.clone() : undefined;
+  // MikroORM picks a read replica at random per query: one request (a walk's pages, the count) stays on the one
+  // it picks first, so pages never mix replicas with different lag. In a transaction it runs on the transaction.
+  const connection = inTransaction(scoped) ? undefined : connectionOf(scoped);
+  if (connection && counter) useConnection(counter, connection);
   const planned = pageSize === undefined ? resolved : { ...resolved, limit: paging.limit };
   const data = paging.limit > 0 ? planData(scope, planned, plan, scoped, options) : undefined;
   let used = false;
@@ -113,6 +118,7 @@ export async function openListing<C extends ListContext>(
       if (!data) return { items: [], hasMore: false };
       const qb = reuse || used ? data.qb.clone() : data.qb;
       used = true;
+      if (connection) useConnection(qb, connection);
       return fetchPage(scope, plan, data.keys, qb, paging, from, signal);
     },
     async count() {
