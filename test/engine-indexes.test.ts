@@ -115,6 +115,24 @@ eachDialect('engine indexes', { entities: [ShelfSchema, NoteSchema] }, (test, di
       assert.not.ok(dialect === 'postgresql' ? /\bSort\b/.test(plan) : /TEMP B-TREE/i.test(plan), `${sort}: ${plan}`);
     }
   });
+
+  test('a nullable descending key pages by seeking too (PostgreSQL: one UNION ALL of index scans)', async ({ db }) => {
+    const engine = createEngine(db.orm, { policy });
+    const scoped = engine.from((db.orm.em.fork() as SqlEntityManager).createQueryBuilder(Shelf, 's'));
+    const first = await scoped.list({ sort: '-score', limit: '20', offset: String(ROWS / 2) });
+    const { result, calls } = await captureDriver(() =>
+      scoped.list({ sort: '-score', limit: '20', cursor: first.page.nextCursor! }),
+    );
+    const expected = await scoped.list({ sort: '-score', limit: '20', offset: String(ROWS / 2 + 20) });
+    assert.equal(result.items, expected.items);
+    const data = calls.find((c) => /limit/i.test(c.sql))!;
+    if (dialect !== 'postgresql') return; // SQLite pages in-process; its plain predicate is cheap there.
+    assert.match(data.sql, /union all/i);
+    const plan = await explain(db, data.sql, data.values);
+    assert.not.match(plan, /Seq Scan/, plan);
+    // The only sort is the outer one, over at most (limit + 1) rows per branch.
+    assert.ok((plan.match(/Index (Only )?Scan/g) ?? []).length >= 3, plan);
+  });
 });
 
 async function explain(

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execute } from '../src/engine/execute.ts';
-import { type KeysetColumn, keysetPredicate } from '../src/plan/keyset.ts';
+import { type KeysetColumn, keysetBranches, keysetPredicate } from '../src/plan/keyset.ts';
 import { Entry, seedWalk, walkEntities } from './fixtures/walk.ts';
 import { eachDialect } from './helpers/db.ts';
 import { type Comparable, orderBy } from './helpers/walk.ts';
@@ -93,6 +93,17 @@ for (const row of SHAPES) {
   });
 }
 
+test('keyset branches: a nullable key with a value splits into range and IS NULL branches', () => {
+  const out = keysetBranches([col('score', 'desc', true), col('id', 'asc')], [5, 9]);
+  assert.equal(out, [
+    { sql: '("score" < ?)', params: [5] },
+    { sql: '("score" is null)', params: [] },
+    { sql: '("score" = ? and "id" > ?)', params: [5, 9] },
+  ]);
+  assert.is(keysetBranches([col('score', 'desc', true), col('id', 'asc')], [null, 9]), undefined);
+  assert.is(keysetBranches([col('created', 'desc'), col('id', 'asc')], ['x', 9]), undefined);
+});
+
 test('keyset SQL: columns and values must pair up', () => {
   assert.throws(() => keysetPredicate([col('id', 'asc')], []));
 });
@@ -156,6 +167,24 @@ eachDialect('keyset forms select the same rows', { entities: walkEntities, seed:
           const ids = (await execute<{ id: number }>(qb)).map((r) => r.id);
           assert.equal(ids, expected, `cursor at id ${String(cursor.id)}, rowValues ${rowValues}`);
         }
+        // The seekable branches of a UNION ALL page: disjoint (no id twice), together exactly the rows after.
+        const branches = keysetBranches(columns, values);
+        if (row.keys.some((k) => k.nullable) && cursor[row.keys.find((k) => k.nullable)!.name] !== null)
+          assert.ok(branches, `cursor at id ${String(cursor.id)}: a nullable key with a value splits`);
+        if (!branches) continue;
+        const union: number[] = [];
+        for (const branch of branches) {
+          const qb = (em as any)
+            .createQueryBuilder(Entry, 'e')
+            .select(['id'])
+            .where(branch.sql, [...branch.params]);
+          union.push(...(await execute<{ id: number }>(qb)).map((r) => r.id));
+        }
+        assert.equal(
+          union.sort((a, b) => a - b),
+          expected,
+          `branches, cursor at id ${String(cursor.id)}`,
+        );
       }
     });
   }

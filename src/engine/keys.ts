@@ -85,8 +85,11 @@ function keyAlias(index: number): string {
   return `${ALIAS_PREFIX}_k${index}`;
 }
 
-/** The alias of the n-th raw sort column, selected so `select distinct` can order by it (PostgreSQL requires that). */
-function orderAlias(index: number): string {
+/**
+ * The alias of the n-th raw sort column, selected so `select distinct` can order by it (PostgreSQL requires that),
+ * and so the outer query of a UNION ALL page can order its branches' rows.
+ */
+export function orderAlias(index: number): string {
   return `${ALIAS_PREFIX}_o${index}`;
 }
 
@@ -108,14 +111,19 @@ export function keysetColumns(qb: AnyQueryBuilder, keys: readonly CursorKey[], p
  * Select every key column as an extra, collision-free column read at full precision, beside what the base scope
  * selects (all root columns when it selects nothing explicitly). The caller's own selection stays as it is.
  */
-export function selectKeys(qb: AnyQueryBuilder, keys: readonly CursorKey[], ctx: KeyContext): void {
+export function selectKeys(
+  qb: AnyQueryBuilder,
+  keys: readonly CursorKey[],
+  ctx: KeyContext,
+  orderColumns = false,
+): void {
   const { platform } = ctx.bound;
   const column = (key: SortKey) => columnSql(qb, key, platform);
   const alias = (name: string) => platform.quoteIdentifier(name);
   const extra = keys.map((k, i) =>
     raw(`${readExpression(k.shape, ctx.dialect, column(k.sort))} as ${alias(keyAlias(i))}`),
   );
-  if (qb.hasFlag(QueryFlag.DISTINCT))
+  if (orderColumns || qb.hasFlag(QueryFlag.DISTINCT))
     keys.forEach((k, i) => {
       extra.push(raw(`${column(k.sort)} as ${alias(orderAlias(i))}`));
     });

@@ -5,7 +5,7 @@ import { type CursorValue, decodeCursor } from '../cursor/codec.ts';
 import { invalidParameter } from '../errors.ts';
 import { type AnyQueryBuilder, type ApplyOptions, planInPlace } from '../plan/apply-resolved.ts';
 import { prepareFilters, reachesRelation } from '../plan/filters.ts';
-import { keysetPredicate } from '../plan/keyset.ts';
+import { keysetBranches, keysetPredicate } from '../plan/keyset.ts';
 import { effectiveSort } from '../plan/order.ts';
 import { type Paging, resolvePaging } from '../plan/paging.ts';
 import type { ParsedQuery } from '../syntax/ast.ts';
@@ -25,6 +25,7 @@ import {
   takeKeys,
 } from './keys.ts';
 import type { Scope } from './list.ts';
+import { seeksByUnion, unionPage } from './seek.ts';
 import { joinsToMany } from './qb-state.ts';
 import { applySearch } from './search.ts';
 import { type Item, serializeRows } from './serialize.ts';
@@ -118,8 +119,7 @@ export async function openListing<C extends ListContext>(
       if (!data) return { items: [], hasMore: false };
       const qb = reuse || used ? data.qb.clone() : data.qb;
       used = true;
-      if (connection) useConnection(qb, connection);
-      return fetchPage(scope, plan, data.keys, qb, paging, from, signal);
+      return fetchPage(scope, plan, data.keys, qb, paging, from, signal, connection);
     },
     async count() {
       if (!counter) throw new Error('listql: count() of a request that did not ask for it');
@@ -154,7 +154,7 @@ function planData<C extends ListContext>(
     qb.setFlag(QueryFlag.DISABLE_PAGINATE);
     qb.setFlag(QueryFlag.DISTINCT);
   }
-  selectKeys(qb, keys, scope.keys);
+  selectKeys(qb, keys, scope.keys, seeksByUnion(scope.keys.dialect, keys));
   return { qb, keys };
 }
 
@@ -162,15 +162,14 @@ async function fetchPage<C extends ListContext>(
   scope: Scope<C>,
   plan: CursorPlan,
   keys: readonly CursorKey[],
-  qb: AnyQueryBuilder,
+  planned: AnyQueryBuilder,
   paging: Paging,
   after: readonly CursorValue[] | undefined,
   signal: AbortSignal | undefined,
+  connection: object | undefined,
 ): Promise<PageData> {
-  if (after) {
-    const predicate = keysetPredicate(keysetColumns(qb, keys, scope.bound.platform), after);
-    qb.andWhere(predicate.sql, [...predicate.params]);
-  }
+  const qb = after ? continueAfter(scope, keys, planned, paging, after) : planned;
+  if (connection) useConnection(qb, connection);
   abortWith(qb, signal, scope.keys.dialect);
   const rows = await runAbortable(signal, () => executeOwned<Item>(qb));
 
@@ -188,6 +187,22 @@ async function fetchPage<C extends ListContext>(
       pageRows.map((row) => dropKeys(row, keys)),
     );
   return nextKeys === undefined ? { items, hasMore } : { items, hasMore, nextCursor: nextCursor!, nextKeys };
+}
+
+/** Narrow the planned page query to the rows after `after`: one predicate, or a UNION ALL of seekable branches. */
+function continueAfter<C extends ListContext>(
+  scope: Scope<C>,
+  keys: readonly CursorKey[],
+  qb: AnyQueryBuilder,
+  paging: Paging,
+  after: readonly CursorValue[],
+): AnyQueryBuilder {
+  const { platform } = scope.bound;
+  const columns = keysetColumns(qb, keys, platform);
+  const branches = seeksByUnion(scope.keys.dialect, keys) ? keysetBranches(columns, after) : undefined;
+  if (branches) return unionPage(qb, branches, keys, platform, paging.limit + 1);
+  const predicate = keysetPredicate(columns, after);
+  return qb.andWhere(predicate.sql, [...predicate.params]);
 }
 
 function pathAlias(relations: readonly BoundRelation[]): string {

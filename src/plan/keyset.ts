@@ -60,6 +60,40 @@ export function keysetPredicate(
   return { sql: `(${any.sql})`, params: any.params };
 }
 
+/**
+ * Split "row comes strictly after the cursor" into disjoint branches whose union is the keyset predicate, each a
+ * conjunction an index on the keys can seek to: a nullable key's AFTER becomes two branches (`k < c` and
+ * `k is null`) instead of one `or`. Returns undefined when no key needs that split (the predicate is then already
+ * seekable, or has a single branch).
+ *
+ * @example keysetBranches([score desc nullable, id asc], [5, 9])
+ * // ("p"."score" < ?), ("p"."score" is null), ("p"."score" = ? and "p"."id" > ?): each seeks on (score desc nulls last, id)
+ */
+export function keysetBranches(
+  columns: readonly KeysetColumn[],
+  values: readonly unknown[],
+): SqlFragment[] | undefined {
+  if (columns.length !== values.length) throw new Error('listql: keyset columns and values differ in number');
+  const units = unitsOf(columns, values, true);
+  const branches: SqlFragment[] = [];
+  const equal: SqlFragment[] = [];
+  let split = false;
+  const branch = (last: SqlFragment) =>
+    branches.push(equal.length === 0 ? last : joinFragments([...equal, last], ' and '));
+  for (const unit of units) {
+    const value = unit.values[0];
+    if (!(unit.nullable && value === null)) {
+      branch(compare(unit, unit.direction === 'asc' ? '>' : '<'));
+      if (unit.nullable) {
+        split = true;
+        branch({ sql: `${unit.columns[0]!.sql} is null`, params: [] });
+      }
+    }
+    equal.push(equalOf(unit));
+  }
+  return split && branches.length > 1 ? branches.map((b) => ({ sql: `(${b.sql})`, params: b.params })) : undefined;
+}
+
 function unitsOf(columns: readonly KeysetColumn[], values: readonly unknown[], rowValues: boolean): Unit[] {
   const units: Unit[] = [];
   columns.forEach((column, i) => {
