@@ -6,7 +6,7 @@ import pg from 'pg';
 import { createEngine } from '../src/engine/index.ts';
 import { schema, sortable } from '../src/policy/index.ts';
 import { Book } from './model.ts';
-import { fmt, noise, sideBySide } from './stats.ts';
+import { fmt, noise, sideBySide, verdict } from './stats.ts';
 
 // pg-cursor ships no types: the plain server-side cursor the PostgreSQL driver offers.
 const Cursor = createRequire(import.meta.url)('pg-cursor') as new (
@@ -48,8 +48,10 @@ export async function benchExport(orm: MikroORM, url: string): Promise<string[]>
   };
   const r = await sideBySide(viaItems, viaCursor, 3, 1);
   const rate = (ms: number) => `${Math.round(rowsSeen / (ms / 1000)).toLocaleString('en-US')} rows/s`;
+  // Throughput is the inverse of time: items() rows/s over the raw stream's rows/s.
+  const throughput = 1 / r.ratio.median;
   return [
-    `${'export: items() / streaming SELECT ORDER BY pk (time)'.padEnd(72)} ${`${r.ratio.median.toFixed(2)}x`.padStart(8)}  ${noise(r.ratio).padStart(7)}  (${rate(r.a.median)} vs ${rate(r.b.median)}, ${rowsSeen} rows)  report`,
-    `  items() RSS growth during the walk: at most ${fmt(peakGrowth / 1024 / 1024, 'MiB')} (process peak ${fmt(process.resourceUsage().maxRSS / 1024, 'MiB')})`,
+    `${'export: items() rows/s / streaming SELECT ORDER BY pk rows/s'.padEnd(72)} ${`${throughput.toFixed(2)}x`.padStart(8)}  ${noise(r.ratio).padStart(7)}  (${rate(r.a.median)} vs ${rate(r.b.median)}, ${rowsSeen} rows)  ${verdict(throughput, { min: 0.8 })}`,
+    `  items() RSS growth during the walk: at most ${fmt(peakGrowth / 1024 / 1024, 'MiB')} (process peak ${fmt(process.resourceUsage().maxRSS / 1024, 'MiB')})  ${verdict(peakGrowth / 1024 / 1024, { max: 64 }, ' MiB')} (flat)`,
   ];
 }

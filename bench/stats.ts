@@ -71,3 +71,13 @@ export function fmt(value: number, unit: string): string {
   const digits = value >= 100 ? 0 : value >= 10 ? 1 : 2;
   return `${value.toFixed(digits)} ${unit}`;
 }
+
+/** A target a figure is judged against: an upper or a lower bound on its value, or only reported. */
+export type Target = { readonly max: number } | { readonly min: number } | 'report';
+
+/** Print a target and whether a value meets it: `target ≤ 1.15x  met`, or `report` when there is none. */
+export function verdict(value: number, target: Target, unit = 'x'): string {
+  if (target === 'report') return 'report';
+  if ('max' in target) return `target ≤ ${target.max}${unit}  ${value <= target.max ? 'met' : 'MISSED'}`;
+  return `target ≥ ${target.min}${unit}  ${value >= target.min ? 'met' : 'MISSED'}`;
+}
