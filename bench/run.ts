@@ -7,9 +7,11 @@
  */
 import { MikroORM as SqliteORM } from '@mikro-orm/sqlite';
 import { openDatabase } from '../test/helpers/db.ts';
+import { benchEstimatedCount } from './count.ts';
 import { loadBooks } from './data.ts';
 import { benchDeepPages, benchOverhead, benchWalk, createAdvisedIndexes } from './engine.ts';
 import { benchExport } from './export.ts';
+import { benchImport } from './import.ts';
 import { benchEntities } from './model.ts';
 import { benchParse } from './parse.ts';
 import { benchWorst } from './worst.ts';
@@ -27,6 +29,9 @@ console.log('listql bench: medians of side-by-side rounds; noise = half the IQR 
 console.log(
   `node ${process.version}, ${ROWS.toLocaleString('en-US')} PostgreSQL rows, ${SMALL.toLocaleString('en-US')} small-table rows`,
 );
+
+// Cold start first, in fresh processes, before this one loads the databases.
+section('Cold import of the built package (fresh Node processes)', benchImport());
 
 // SQLite: parse/bind/plan, engine overhead, walk against findByCursor.
 const sqlite = await SqliteORM.init({ entities: benchEntities, dbName: ':memory:' });
@@ -64,6 +69,10 @@ try {
     await benchDeepPages(large.orm, depth, ['id', '-createdAt', '-score']),
   );
   section('Export walk, PostgreSQL', await benchExport(large.orm, large.url!));
+  section(
+    `Estimated count vs exact count, PostgreSQL, ${ROWS.toLocaleString('en-US')} rows`,
+    await benchEstimatedCount(large.orm),
+  );
 } finally {
   await large.dispose();
 }

@@ -7,12 +7,15 @@ export const ERROR_STATUS = {
   unknown_field: 400,
   field_not_filterable: 400,
   field_not_sortable: 400,
+  field_not_selectable: 400,
   operator_not_allowed: 400,
   invalid_literal: 400,
   invalid_relationship: 400,
   invalid_cursor: 400,
   invalid_schema: 500,
   execution_failed: 500,
+  /** The database stopped a statement at the engine's statement timeout: a public answer, "try a cheaper request". */
+  query_timeout: 503,
 } as const;
 
 /** A stable, public error code. */
@@ -50,7 +53,7 @@ export class ListError extends Error {
 
   constructor(code: ErrorCode, message: string, options: ListErrorOptions = {}) {
     // A client error is an answer, not a fault: skip the stack trace, which costs more than rejecting the input
-    // (DESIGN §10: an over-limit filter is rejected in microseconds). Server errors keep theirs for the logs.
+    // (an over-limit filter must be rejected in microseconds). Server errors keep theirs for the logs.
     const limit = Error.stackTraceLimit;
     if (ERROR_STATUS[code] < 500) Error.stackTraceLimit = 0;
     try {
@@ -123,4 +126,12 @@ export function invalidParameter(parameter: string, message: string, source?: st
 /** Build an `invalid_schema` error: a policy, config or metadata problem found at bind or engine construction. */
 export function invalidSchema(message: string, cause?: unknown): ListError {
   return new ListError('invalid_schema', message, cause === undefined ? {} : { cause });
+}
+
+/**
+ * Turn anything a list operation threw into a ListError: a ListError passes through, anything else (a driver, ORM
+ * or programming error) becomes `execution_failed` with the original as its `cause`, for logs only.
+ */
+export function asListError(err: unknown): ListError {
+  return isListError(err) ? err : new ListError('execution_failed', 'the list operation failed', { cause: err });
 }

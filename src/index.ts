@@ -5,6 +5,9 @@ export {
   type Engine,
   type EngineConfig,
   type EngineDescription,
+  type ExecuteOptions,
+  type ExplainedStatement,
+  type Explanation,
   execute,
   executeCount,
   type FieldDescription,
@@ -12,10 +15,14 @@ export {
   type IndexAdvice,
   type IndexColumn,
   type Item,
+  type ItemDescription,
+  type ItemPropertyDescription,
   type IterateOptions,
   type ListContext,
+  type ListItem,
   type Page,
   type PageInfo,
+  type PolicyItem,
   type QueryInput,
   type RelationDescription,
   type SchemaDescription,
@@ -34,7 +41,13 @@ export {
 export { type ErrorResponse, errorResponse, type InternalErrorJSON, writeError } from './http/errors.ts';
 export { fromQueryString } from './http/query-string.ts';
 export { DEFAULT_LIMITS, DEFAULT_PAGING, type Limits, MAX_OPEN_PARENTHESES } from './limits.ts';
-export { type OpenAPIOptions, toOpenAPI } from './openapi/to-openapi.ts';
+export {
+  type OpenAPIDocument,
+  type OpenAPIEndpoint,
+  type OpenAPIInfo,
+  type OpenAPIOptions,
+  toOpenAPI,
+} from './openapi/to-openapi.ts';
 export {
   type AnyQueryBuilder,
   type ApplyOptions,
@@ -45,10 +58,18 @@ export {
 } from './plan/index.ts';
 export {
   type FieldOption,
+  type FieldOptionFor,
   filterable,
+  type NestedPolicy,
+  type OperatorsFor,
   Policy,
+  PublicNames,
+  type RelationKey,
+  type ScalarKey,
   schema,
+  selectable,
   sortable,
+  type WithPublicNames,
 } from './policy/index.ts';
 export type {
   FilterNode,

@@ -1,4 +1,4 @@
-/** Bounds on request size and shape (DESIGN §8). Every bound is a positive integer. */
+/** Bounds on request size and shape (see docs/language.md, Limits). Every bound is a positive integer. */
 export interface Limits {
   /** All parameter names and values together, in UTF-8 bytes. */
   readonly maxQueryBytes: number;
@@ -24,12 +24,23 @@ export interface Limits {
   readonly maxQuantifierDepth: number;
   /** The encoded cursor, in bytes. */
   readonly maxCursorBytes: number;
+  /**
+   * Cost budget: correlated sub-queries per request (each any/all hop and each to-one hop of a filter path is one;
+   * with `count=true` each counts twice, as the count runs them again). See docs/security.md.
+   */
+  readonly maxSubqueries: number;
+  /** Cost budget: nesting of any/all (to-many sub-queries) in `filter`; to-one hops do not nest deeper. */
+  readonly maxSubqueryDepth: number;
+  /** Cost budget: distinct to-one relations `sort` joins. */
+  readonly maxSortJoins: number;
+  /** Cost budget: values in all `in` / `not in` lists of `filter` together. */
+  readonly maxInValuesTotal: number;
 }
 
 /** Open parentheses nested at once in `filter`; fixed, not configurable. */
 export const MAX_OPEN_PARENTHESES = 128;
 
-/** The defaults of DESIGN §8. */
+/** The default request bounds (listed in docs/language.md, Limits). */
 export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxQueryBytes: 16 * 1024,
   maxFilterBytes: 8 * 1024,
@@ -43,7 +54,11 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxPathDepth: 8,
   maxQuantifierDepth: 4,
   maxCursorBytes: 4096,
+  maxSubqueries: 8,
+  maxSubqueryDepth: 2,
+  maxSortJoins: 2,
+  maxInValuesTotal: 200,
 });
 
-/** Defaults of the paging bounds (DESIGN §8). */
+/** Defaults of the paging bounds (see docs/pagination.md, Limits). */
 export const DEFAULT_PAGING = Object.freeze({ defaultLimit: 20, maxLimit: 100, maxOffset: 100_000 });

@@ -15,6 +15,7 @@ import {
   BookDetail,
   Comment,
   Note,
+  type NoteEntity,
   Profile,
   Publisher,
   Review,
@@ -55,9 +56,11 @@ const REFUSALS: readonly RefusalRow[] = [
     policy: () => schema(Sample).expose('dashed-name'),
     says: ['Sample.dashed', 'identifier'],
   },
+  // @ts-expect-error the types refuse it too; this checks the run-time guard
   { name: 'unknown property', policy: () => schema(Product).expose('nope'), says: ['Product.nope', 'does not exist'] },
   {
     name: 'property name of a serialized field',
+    // @ts-expect-error the types refuse it too; this checks the run-time guard
     policy: () => schema(Product).expose('sku'),
     says: ['Product.sku', "serialized as 'code'"],
   },
@@ -73,11 +76,13 @@ const REFUSALS: readonly RefusalRow[] = [
   },
   {
     name: 'relation exposed as a field',
+    // @ts-expect-error the types refuse it too; this checks the run-time guard
     policy: () => schema(Book).expose('author'),
     says: ['Book.author', 'relation()'],
   },
   {
     name: 'to-many relation exposed as a field',
+    // @ts-expect-error the types refuse it too; this checks the run-time guard
     policy: () => schema(Author).expose('books'),
     says: ['Author.books', 'relation()'],
   },
@@ -89,12 +94,14 @@ const REFUSALS: readonly RefusalRow[] = [
   },
   {
     name: 'array property',
+    // @ts-expect-error the types refuse it too; this checks the run-time guard
     policy: () => schema(Sample).expose('labels'),
     says: ['Sample.labels', 'cannot filter or sort'],
   },
   { name: 'time property', policy: () => schema(Sample).expose('at'), says: ['Sample.at', 'cannot filter or sort'] },
   {
     name: 'ordering on boolean',
+    // @ts-expect-error the types refuse it too; this checks the run-time guard
     policy: () => schema(Product).expose('active', filterable('gt')),
     says: ['Product.active', "'gt'", 'boolean'],
   },
@@ -110,6 +117,7 @@ const REFUSALS: readonly RefusalRow[] = [
   },
   {
     name: 'contains on integer',
+    // @ts-expect-error the types refuse it too; this checks the run-time guard
     policy: () => schema(Product).expose('stock', filterable('contains')),
     says: ['Product.stock', "'contains'"],
   },
@@ -120,6 +128,7 @@ const REFUSALS: readonly RefusalRow[] = [
   },
   {
     name: 'endswith on datetime',
+    // @ts-expect-error the types refuse it too; this checks the run-time guard
     policy: () => schema(Product).expose('createdAt', filterable('endswith')),
     says: ['Product.createdAt', "'endswith'"],
   },
@@ -135,36 +144,43 @@ const REFUSALS: readonly RefusalRow[] = [
   },
   {
     name: 'relation missing',
+    // @ts-expect-error the types refuse it too; this checks the run-time guard
     policy: () => schema(Book).relation('editor', authorP),
     says: ['Book.editor', 'does not exist'],
   },
   {
     name: 'override to a missing property',
+    // @ts-expect-error the types refuse it too; this checks the run-time guard
     policy: () => schema(Book).relation('writer', authorP, { property: 'ghost' }),
     says: ['Book.ghost', 'does not exist'],
   },
   {
     name: 'relation on a scalar',
+    // @ts-expect-error the types refuse it too; this checks the run-time guard
     policy: () => schema(Book).relation('title', authorP),
     says: ['Book.title', 'not a relation'],
   },
   {
     name: 'override to a scalar',
+    // @ts-expect-error the types refuse it too; this checks the run-time guard
     policy: () => schema(Book).relation('head', authorP, { property: 'price' }),
     says: ['Book.price', 'not a relation'],
   },
   {
     name: 'relation to the wrong entity',
+    // @ts-expect-error the types refuse it too; this checks the run-time guard
     policy: () => schema(Book).relation('author', publisherP),
     says: ['Book.author', 'targets Author', 'Publisher'],
   },
   {
     name: 'override to the wrong entity',
+    // @ts-expect-error the types refuse it too; this checks the run-time guard
     policy: () => schema(Book).relation('writer', publisherP, { property: 'reviews' }),
     says: ['Book.reviews', 'targets Review'],
   },
   {
     name: 'polymorphic association',
+    // @ts-expect-error the types refuse it too; this checks the run-time guard
     policy: () => schema(Comment).relation('subject', authorP),
     says: ['Comment.subject', 'polymorphic'],
   },
@@ -175,6 +191,7 @@ const REFUSALS: readonly RefusalRow[] = [
   },
   {
     name: 'hidden relation name via override',
+    // @ts-expect-error the types refuse it too; this checks the run-time guard
     policy: () => schema(Author).relation('secretive', publisherP, { property: 'secret' }),
     says: ['Author.secret', 'hidden'],
   },
@@ -276,7 +293,7 @@ eachDialect(
       const code = b.fields.get('code');
       assert.equal([code?.property, code?.column, code?.kind], ['sku', 'sku', 'string']);
       assert.equal([...b.fields.keys()], ['code', 'name']);
-      const note = schema(Note).expose('body').bind(db.orm);
+      const note = schema<NoteEntity>(Note).expose('body').bind(db.orm);
       assert.equal([note.entityName, note.fields.get('body')?.property], ['Note', 'text']);
     });
 
@@ -322,7 +339,7 @@ eachDialect(
     ];
     for (const [name, expected] of DEFAULTS) {
       test(`filterable() defaults: ${name}`, ({ db }) => {
-        const b = schema(Product).expose(name, filterable()).bind(db.orm);
+        const b = schema<any>(Product).expose(name, filterable()).bind(db.orm);
         assert.equal(ops(b, name), sorted(expected));
         assert.is(b.fields.get(name)?.filterable, true);
       });

@@ -3,6 +3,8 @@
  * port, over a fresh SQLite file and over a fresh PostgreSQL database (DATABASE_URL). The requests it prints must
  * return the expected pages, every request of the README's tour must return exactly the JSON the README shows,
  * and tenants, soft deletes, hidden fields and search escaping must hold. A second start reuses the seeded file.
+ * The schema carries an index for every column a relation sub-query correlates on; a query past Node's own 16 KiB
+ * header limit still gets listql's JSON `limit_exceeded`; a DATABASE_URL naming a missing database is refused.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -10,9 +12,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createPostgresDatabase, DIALECTS, type Dialect } from './helpers/db.ts';
+import { ENTITIES } from '../examples/bookstore/entities.ts';
+import { authorPolicy, bookPolicy } from '../examples/bookstore/policies.ts';
+import { createEngine } from '../src/index.ts';
+import { createPostgresDatabase, DIALECTS, type Dialect, postgresAdminUrl } from './helpers/db.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -44,6 +51,9 @@ function page(items: unknown[], info: Record<string, unknown> = {}): unknown {
 
 // The cursor after book 7 (year 1977) in `sort=-year`: deterministic, as cursors carry only the sort keys.
 const AFTER_7 = 'eyJ2IjoxLCJzIjoiaFllc1pmMTJRWjZQeG91OE1rcHZFbk5UIiwiayI6WzE5NzcsN119';
+// The cursors paging back from book 2 (1974) and book 10 (1973) in `sort=-year`: the backward signature, their keys.
+const BEFORE_2 = 'eyJ2IjoxLCJzIjoiTC1QallrcVZoOUJaVnRkb2pLT1JOY3VHIiwiayI6WzE5NzQsMl19';
+const BEFORE_10 = 'eyJ2IjoxLCJzIjoiTC1QallrcVZoOUJaVnRkb2pLT1JOY3VHIiwiayI6WzE5NzMsMTBdfQ';
 
 /** What each printed example returns, in the order they are printed. */
 const PRINTED: readonly unknown[] = [
@@ -55,6 +65,7 @@ const PRINTED: readonly unknown[] = [
     limit: 3,
     hasMore: true,
     nextCursor: 'eyJ2IjoxLCJzIjoiaFllc1pmMTJRWjZQeG91OE1rcHZFbk5UIiwiayI6WzE5NjksMV19',
+    prevCursor: BEFORE_2,
   }),
   page(books(11)),
 ];
@@ -79,7 +90,7 @@ const ROWS: readonly Row[] = [
     name: "a cursor from tenant 1's walk yields only tenant 2's rows",
     path: `/books?sort=-year&limit=3&cursor=${AFTER_7}`,
     headers: { 'x-tenant': '2' },
-    body: page(books(10), { limit: 3 }),
+    body: page(books(10), { limit: 3, prevCursor: BEFORE_10 }),
   },
   {
     name: 'an unknown tenant is refused before any query',
@@ -153,8 +164,10 @@ interface Started {
   readonly base: string;
 }
 
+// Only the suite's own database settings reach the bookstore, never the caller's shell's.
+const { DATABASE_URL: _url, BOOKSTORE_SQLITE: _file, BOOKSTORE_CREATE_DB: _create, ...inherited } = process.env;
+
 async function start(env: Record<string, string>): Promise<Started> {
-  const { DATABASE_URL: _ignored, ...inherited } = process.env;
   const child = spawn(process.execPath, ['examples/bookstore/main.ts'], {
     cwd: ROOT,
     env: { ...inherited, PORT: '0', ...env },
@@ -182,6 +195,64 @@ async function stop(started: Started | undefined): Promise<number | null> {
   started.child.kill('SIGTERM');
   const [code] = await once(started.child, 'exit');
   return code as number | null;
+}
+
+/** Run the bookstore until it exits by itself (it should not start): its exit code and stderr. */
+async function runToExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, ['examples/bookstore/main.ts'], {
+    cwd: ROOT,
+    env: { ...inherited, PORT: '0', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  const timer = setTimeout(() => child.kill(), 30_000);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return { code, stderr };
+}
+
+/** A table and its index's columns, in order: `book(tenant,id)`. */
+type IndexKey = string;
+
+/** Every index of the database at `env`, and the correlation indexes the endpoints' engines advise. */
+async function indexesOf(
+  dialect: Dialect,
+  env: Record<string, string>,
+): Promise<{ indexes: IndexKey[]; advised: IndexKey[] }> {
+  const { MikroORM } = dialect === 'sqlite' ? await import('@mikro-orm/sqlite') : await import('@mikro-orm/postgresql');
+  const orm = await MikroORM.init({
+    entities: ENTITIES,
+    ...(dialect === 'sqlite' ? { dbName: env.BOOKSTORE_SQLITE! } : { clientUrl: env.DATABASE_URL! }),
+  });
+  try {
+    const sql =
+      dialect === 'sqlite'
+        ? `select m.name as "table", group_concat(ii.name, ',' order by ii.seqno) as "columns"
+             from sqlite_master m, pragma_index_list(m.name) il, pragma_index_info(il.name) ii
+            where m.type = 'table' group by m.name, il.name`
+        : `select t.relname as "table", string_agg(a.attname, ',' order by k.ord) as "columns"
+             from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid
+             join pg_namespace n on n.oid = t.relnamespace and n.nspname = 'public'
+             cross join lateral unnest(x.indkey) with ordinality k(attnum, ord)
+             join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum
+            group by t.relname, i.relname`;
+    const rows = await orm.em.getConnection().execute<{ table: string; columns: string }[]>(sql);
+    const advised = [bookPolicy, authorPolicy].flatMap((policy) =>
+      createEngine(orm, { policy })
+        .indexes()
+        .filter((a) => a.reason === 'correlation')
+        .map((a) => `${a.table}(${a.columns.map((c) => c.column).join(',')})`),
+    );
+    return { indexes: rows.map((r) => `${r.table}(${r.columns})`), advised };
+  } finally {
+    await orm.close(true);
+  }
+}
+
+/** Whether an index leads with the advised columns: `book(author_id)` is served by `book(author_id)` or `book(author_id,id)`. */
+function serves(index: IndexKey, advice: IndexKey): boolean {
+  return index === advice || index.startsWith(`${advice.slice(0, -1)},`);
 }
 
 /** Turn a printed or documented curl command into a fetch against `base`. */
@@ -250,7 +321,8 @@ function defineSuite(dialect: Dialect): void {
 
   test('it prints its URL and five example requests, then the tenant search', () => {
     const { output } = state.started!;
-    assert.match(output, dialect === 'sqlite' ? 'on SQLite' : 'on PostgreSQL (DATABASE_URL)');
+    const database = dialect === 'sqlite' ? `SQLite (${state.env.BOOKSTORE_SQLITE})` : 'PostgreSQL (DATABASE_URL)';
+    assert.match(output, `listql bookstore on ${database}, listening on http://`);
     assert.is(output.match(/^ {3}curl /gm)?.length, PRINTED.length);
     assert.match(output, `--data-urlencode "cursor=${AFTER_7}"`);
   });
@@ -284,6 +356,174 @@ function defineSuite(dialect: Dialect): void {
       assert.equal(body, row.body);
     });
   }
+
+  test('every column a relation sub-query correlates on leads an index, and each tenant table leads with tenant', async () => {
+    const { indexes, advised } = await indexesOf(dialect, state.env);
+    // What the endpoints' engines advise today; the loop below keeps any later advice covered too.
+    for (const expected of ['review(book_id)', 'book(author_id)'])
+      assert.ok(advised.includes(expected), advised.join(' '));
+    for (const advice of advised)
+      assert.ok(
+        indexes.some((index) => serves(index, advice)),
+        `${advice} is advised but not indexed: ${indexes.join(' ')}`,
+      );
+    // Foreign keys no policy traverses yet (a publisher's books, a tag's books), and the tenant scope of each list.
+    for (const declared of ['book(publisher_id)', 'book_tags(tag_id)'])
+      assert.ok(indexes.includes(declared), `${declared}: ${indexes.join(' ')}`);
+    for (const table of ['book', 'author', 'review', 'publisher'])
+      assert.ok(indexes.includes(`${table}(tenant,id)`), `${table}: ${indexes.join(' ')}`);
+  });
+
+  // Node answers a request line and headers over 16 KiB with an empty 431 unless the server allows more.
+  for (const [name, bytes, message] of [
+    [
+      "a 20 KB filter gets JSON limit_exceeded from listql, not Node's empty 431",
+      20_000,
+      'query is longer than 16384 bytes',
+    ],
+    [
+      'a 100 KB request line gets the same JSON limit_exceeded',
+      100_000,
+      'request line and headers are longer than 65536 bytes',
+    ],
+  ] as const)
+    test(name, async () => {
+      const filter = `title in (${Array.from({ length: bytes / 10 }, () => "'abcdefg'").join(',')})`;
+      const { status, body } = await getJSON(`${state.started!.base}/books?filter=${encodeURIComponent(filter)}`);
+      assert.is(status, 400);
+      assert.equal(body, { code: 'limit_exceeded', message });
+    });
+
+  if (dialect === 'postgresql')
+    test('a DATABASE_URL naming a missing database is refused, unless BOOKSTORE_CREATE_DB=1', async () => {
+      const name = `listql_missing_${process.pid}_${Date.now()}`;
+      const url = new URL(await postgresAdminUrl());
+      url.pathname = `/${name}`;
+      const refused = await runToExit({ DATABASE_URL: url.toString() });
+      assert.is(refused.code, 1);
+      assert.match(
+        refused.stderr,
+        `database "${name}" does not exist: create it (createdb ${name}), or set BOOKSTORE_CREATE_DB=1`,
+      );
+      assert.not.match(refused.stderr, /^\s+at /m);
+      const admin = new pg.Client({ connectionString: await postgresAdminUrl() });
+      await admin.connect();
+      try {
+        const exists = async () => (await admin.query('select 1 from pg_database where datname = $1', [name])).rowCount;
+        assert.is(await exists(), 0);
+        const created = await start({ DATABASE_URL: url.toString(), BOOKSTORE_CREATE_DB: '1' });
+        try {
+          assert.is(await exists(), 1);
+          assert.is((await getJSON(`${created.base}/books?count=true&limit=0`)).body.page.count, 8);
+        } finally {
+          await stop(created);
+          await admin.query(`drop database if exists "${name}" with (force)`);
+        }
+      } finally {
+        await admin.end();
+      }
+    });
+
+  test('/openapi.json: one valid OpenAPI 3.1 document for /books and /authors, items typed from metadata', async () => {
+    const { base } = state.started!;
+    const { status, body } = await getJSON(`${base}/openapi.json`);
+    assert.is(status, 200);
+    const result = await new Validator().validate(structuredClone(body));
+    assert.ok(result.valid, JSON.stringify(result.errors));
+    assert.equal(Object.keys(body.paths), ['/books', '/authors']);
+    const item = body.components.schemas.BooksItem;
+    assert.equal(Object.keys(item.properties), ['id', 'title', 'year', 'price', 'author', 'publisher']);
+    assert.equal(item.properties.price, { type: 'number' });
+    assert.equal(item.properties.publisher.type, ['integer', 'null']);
+    assert.equal(Object.keys(body.components.schemas.AuthorsItem.properties), ['id', 'name', 'born']);
+    // Hidden properties (tenant, deletedAt), tables and columns appear nowhere.
+    const text = JSON.stringify([body.paths, body.components]);
+    for (const hidden of ['tenant', 'deletedAt', 'deleted_at', 'author_id'])
+      assert.not.ok(text.includes(hidden), hidden);
+    const page = await getJSON(`${base}/books?limit=100`);
+    for (const row of page.body.items) assert.equal(Object.keys(row), Object.keys(item.properties));
+  });
+
+  test('/docs: an API reference page rendered from /openapi.json by its own script, no CDN', async () => {
+    const { base } = state.started!;
+    const html = await fetch(`${base}/docs`);
+    assert.is(html.headers.get('content-type'), 'text/html; charset=utf-8');
+    const text = await html.text();
+    assert.match(text, '<script type="module" src="/docs.js"></script>');
+    assert.not.match(text, /https?:\/\//);
+    const script = await fetch(`${base}/docs.js`);
+    assert.is(script.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    assert.match(await script.text(), "fetch('/openapi.json')");
+  });
+
+  test('/explain: the SQL and bound values of a request in the dialect, in the tenant scope; errors as list() has them', async () => {
+    const { base } = state.started!;
+    const url = `${base}/explain/books?filter=${encodeURIComponent('price lt 15')}&sort=-year&count=true`;
+    const { status, body } = await getJSON(url, { 'x-tenant': '2' });
+    assert.is(status, 200);
+    const q = dialect === 'sqlite' ? (s: string) => s.replaceAll('"', '`') : (s: string) => s;
+    const [p1, p2, p3] = dialect === 'sqlite' ? ['?', '?', '?'] : ['$1', '$2', '$3'];
+    assert.match(body.data.sql, q(`from "book" as "b" where "b"."tenant" = ${p1} and "b"."deleted_at" is null`));
+    assert.match(body.data.sql, q(`("b"."price" < ${p2}) order by "b"."year" desc, "b"."id" asc limit ${p3}`));
+    assert.equal(body.data.params, [2, '15', 21]);
+    assert.match(body.count.sql, /^select count\(/);
+    assert.equal(body.count.params, [2, '15']);
+    for (const path of ['/explain/books', '/books']) {
+      const refused = await getJSON(`${base}${path}?filter=prce%20lt%201`);
+      assert.is(refused.status, 400);
+      assert.equal(refused.body, {
+        code: 'unknown_field',
+        message: "unknown field 'prce'; did you mean 'price'?",
+        parameter: 'filter',
+        position: { offset: 0, line: 1, column: 1 },
+      });
+    }
+  });
+
+  test('/describe and /playground: the descriptions, the page, and its script bundled with the parser', async () => {
+    const { base } = state.started!;
+    const { body } = await getJSON(`${base}/describe`);
+    assert.equal(
+      body.endpoints.map((e: any) => e.path),
+      ['/books', '/authors'],
+    );
+    assert.is(body.endpoints[0].description.fields[0].name, 'id');
+    const page = await fetch(`${base}/playground`);
+    assert.is(page.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.match(await page.text(), '<script type="module" src="/playground.js"></script>');
+    const script = await fetch(`${base}/playground.js`);
+    assert.is(script.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    // listql's own parser, bundled: its messages and the grammar (Ohm's recipe of grammar.ohm) are in the script.
+    const js = await script.text();
+    assert.match(js, 'expected whitespace before');
+    assert.match(js, 'disjunction = conjunction (rsp kwOr rsp conjunction)*');
+  });
+
+  test('/graphql: the same engines and tenant scopes as connections, errors with extensions', async () => {
+    const { base } = state.started!;
+    const ask = async (query: string, tenant?: string) => {
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+      if (tenant) headers['x-tenant'] = tenant;
+      const res = await fetch(`${base}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query }) });
+      return (await res.json()) as any;
+    };
+    const one = await ask('{ books(filter: "year lt 1970", sort: "year") { totalCount nodes { id title } } }');
+    assert.equal(one.data.books, {
+      totalCount: 3,
+      nodes: books(8, 3, 1).map(({ id, title }) => ({ id, title })),
+    });
+    const two = await ask('{ books(first: 50) { nodes { id } } }', '2');
+    assert.equal(
+      two.data.books.nodes.map((n: any) => n.id),
+      [10, 11, 12],
+    );
+    const bad = await ask('{ books(filter: "year gt(1970)") { nodes { id } } }');
+    assert.equal(bad.errors[0].extensions, {
+      code: 'invalid_syntax',
+      parameter: 'filter',
+      position: { offset: 7, line: 1, column: 8 },
+    });
+  });
 
   test('SIGTERM stops it cleanly, and a second start reuses the seeded database', async () => {
     assert.is(await stop(state.started), 0);

@@ -109,6 +109,28 @@ test('every key type accepts its canonical form', () => {
   assert.equal(decodeCursor(encodeCursor(SIG, values), expect), values);
 });
 
+test('a key of the right type that its column cannot hold is refused; NULL is never checked', () => {
+  const seen: unknown[] = [];
+  const expect: CursorExpectation = {
+    ...EXPECT,
+    keys: [
+      { type: 'decimal', nullable: true, holds: (v) => seen.push(v) > 0 && v !== '99.99' },
+      { type: 'integer', nullable: false, holds: (v) => seen.push(v) > 0 && typeof v === 'number' && v < 100 },
+    ],
+  };
+  assert.equal(decodeCursor(encodeCursor(SIG, [null, 7]), expect), [null, 7]);
+  assert.equal(seen, [7], 'holds sees non-null keys only');
+  for (const keys of [
+    ['99.99', 7],
+    ['10.50', 100],
+  ] as CursorValue[][]) {
+    assert.throws(
+      () => decodeCursor(encodeCursor(SIG, keys), expect),
+      (err: unknown) => (err as ListError).code === 'invalid_cursor' && (err as ListError).parameter === 'cursor',
+    );
+  }
+});
+
 test('a non-finite float key cannot become a cursor', () => {
   for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
     assert.throws(

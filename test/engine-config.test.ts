@@ -1,6 +1,6 @@
 /**
  * createEngine() validates its configuration (invalid_schema naming the setting) and returns a frozen engine;
- * from() refuses a base scope of another entity or in the reserved alias namespace; describe() is detached,
+ * from() refuses a base scope of another entity (an alias like lq1 is fine); describe() is detached,
  * deterministic, frozen, and names no table, column or property.
  */
 import type { EntityManager } from '@mikro-orm/core';
@@ -34,6 +34,9 @@ const CONFIGS: readonly ConfigRow[] = [
   { name: 'a limit of 0', config: (v) => ({ ...v, limits: { maxNodes: 0 } }), names: 'limits.maxNodes' },
   { name: 'an unknown limit', config: (v) => ({ ...v, limits: { maxBogus: 1 } }), names: 'limits.maxBogus' },
   { name: 'an unknown setting', config: (v) => ({ ...v, maxlimit: 5 }), names: 'maxlimit' },
+  { name: 'a budget of 0', config: (v) => ({ ...v, limits: { maxSubqueries: 0 } }), names: 'limits.maxSubqueries' },
+  { name: 'statementTimeout 0', config: (v) => ({ ...v, statementTimeout: 0 }), names: 'statementTimeout' },
+  { name: 'statementTimeout true', config: (v) => ({ ...v, statementTimeout: true }), names: 'statementTimeout' },
   {
     name: 'defaultLimit over maxLimit',
     config: (v) => ({ ...v, defaultLimit: 50, maxLimit: 10 }),
@@ -48,6 +51,43 @@ const CONFIGS: readonly ConfigRow[] = [
     name: 'two different cursor bounds',
     config: (v) => ({ ...v, maxCursorBytes: 100, limits: { maxCursorBytes: 200 } }),
     names: 'maxCursorBytes',
+  },
+  { name: 'defaultSort not a string', config: (v) => ({ ...v, defaultSort: ['-score'] }), names: 'defaultSort' },
+  {
+    name: 'defaultSort empty',
+    config: (v) => ({ ...v, defaultSort: '' }),
+    names: "defaultSort '' is not a valid sort",
+  },
+  {
+    name: 'defaultSort naming an unknown field',
+    config: (v) => ({ ...v, defaultSort: '-scroe' }),
+    names: "at byte 1: unknown field 'scroe'",
+  },
+  {
+    name: 'defaultSort naming a hidden field',
+    config: (v) => ({ ...v, defaultSort: 'secret' }),
+    names: "unknown field 'secret'",
+  },
+  {
+    name: 'defaultSort through a to-many relation',
+    config: (v) => ({ ...v, defaultSort: 'tags/name' }),
+    names: "cannot sort through to-many relation 'tags'",
+  },
+  {
+    name: 'defaultSort ending on a relation',
+    config: (v) => ({ ...v, defaultSort: 'group' }),
+    names: "path ends on relation 'group'",
+  },
+  { name: 'defaultSort with a syntax error', config: (v) => ({ ...v, defaultSort: 'score,' }), names: 'at byte 6' },
+  {
+    name: 'defaultSort repeating a key',
+    config: (v) => ({ ...v, defaultSort: 'id,-id' }),
+    names: "'id' appears twice",
+  },
+  {
+    name: 'defaultSort over maxSortTerms',
+    config: (v) => ({ ...v, defaultSort: 'id,score', limits: { maxSortTerms: 1 } }),
+    names: 'more than 1 keys',
   },
   {
     name: 'a policy for an entity this ORM does not know',
@@ -93,6 +133,7 @@ const EXPECTED_DESCRIPTION = {
     filterable: true,
     operators: operatorsOf(kind as string, nullable as boolean),
     sortable: true,
+    selectable: true,
   })),
 };
 
@@ -129,9 +170,10 @@ eachDialect('engine config', { entities: walkEntities, seed: seedWalk }, (test) 
     assert.ok(Object.isFrozen(engine.from((em as any).createQueryBuilder(Entry, 'e'))));
   });
 
-  test('from() refuses a base scope of another entity, or one in the reserved alias namespace', ({ em }) => {
+  test('from() refuses a base scope of another entity, and takes one aliased like a generated alias', ({ em }) => {
     const engine = createEngine(em, valid);
-    for (const qb of [(em as any).createQueryBuilder(Cell, 'c'), (em as any).createQueryBuilder(Entry, 'lq1'), {}]) {
+    assert.ok(engine.from((em as any).createQueryBuilder(Entry, 'lq1')));
+    for (const qb of [(em as any).createQueryBuilder(Cell, 'c'), {}]) {
       try {
         engine.from(qb);
         assert.unreachable('from() accepted it');
@@ -153,6 +195,7 @@ eachDialect('engine config', { entities: walkEntities, seed: seedWalk }, (test) 
       filterable: true,
       operators: ['gte', 'lte'],
       sortable: true,
+      selectable: true,
     };
     assert.equal(d.fields, [...EXPECTED_DESCRIPTION.fields, at]);
     assert.equal(d.relations, [
@@ -168,6 +211,7 @@ eachDialect('engine config', { entities: walkEntities, seed: seedWalk }, (test) 
               filterable: true,
               operators: operatorsOf('string', true),
               sortable: true,
+              selectable: true,
             },
           ],
           relations: [],
@@ -185,16 +229,37 @@ eachDialect('engine config', { entities: walkEntities, seed: seedWalk }, (test) 
               filterable: true,
               operators: ['eq', 'in'],
               sortable: false,
+              selectable: true,
             },
           ],
           relations: [],
         },
       },
     ]);
-    assert.equal(d.capabilities, { count: true, search: true, cursor: true, offset: true });
-    assert.equal(d.limits, { defaultLimit: 20, maxLimit: 50, maxOffset: 500, ...DEFAULT_LIMITS });
+    assert.equal(d.capabilities, {
+      count: true,
+      estimatedCount: false,
+      search: true,
+      cursor: true,
+      backward: true,
+      offset: true,
+    });
+    assert.equal(d.limits, {
+      defaultLimit: 20,
+      maxLimit: 50,
+      maxOffset: 500,
+      ...DEFAULT_LIMITS,
+      statementTimeout: 5000,
+    });
     const plain = createEngine(em, { policy: entryPolicy }).describe();
-    assert.equal(plain.capabilities, { count: false, search: false, cursor: true, offset: true });
+    assert.equal(plain.capabilities, {
+      count: false,
+      estimatedCount: false,
+      search: false,
+      cursor: true,
+      backward: true,
+      offset: true,
+    });
   });
 
   test('describe() is frozen, detached, deterministic and names no table, column or property', ({ em }) => {
@@ -206,8 +271,18 @@ eachDialect('engine config', { entities: walkEntities, seed: seedWalk }, (test) 
     const frozen = (v: unknown): boolean =>
       typeof v !== 'object' || v === null || (Object.isFrozen(v) && Object.values(v).every(frozen));
     assert.ok(frozen(a));
-    const text = JSON.stringify(a);
+    // The item description names exactly the keys every item already carries (`deletedAt` and `team` are
+    // serialized; `label` only as `title`; `tenant` and `secret` are hidden), and no table or column.
+    const { item, ...rest } = a;
+    const text = JSON.stringify(rest);
     for (const name of FORBIDDEN) assert.not.ok(text.includes(name), `describe() mentions ${name}`);
+    const keys = ['id', 'score', 'title', 'big', 'amount', 'ratio', 'flag', 'day', 'at', 'deletedAt', 'team'];
+    assert.equal(
+      item.properties.map((p) => p.name),
+      keys,
+    );
+    const itemText = JSON.stringify(item.properties.map(({ name: _, ...shape }) => shape));
+    for (const name of FORBIDDEN) assert.not.ok(itemText.includes(name), `describe().item mentions ${name}`);
   });
 });
 

@@ -27,6 +27,10 @@ interface Valid {
   readonly cursor: string;
   readonly doc: Doc;
   readonly cellCursor: string;
+  /** A valid backward cursor of `sort=score` (a prevCursor), decoded, and the signature of `sort=-score` backward. */
+  readonly back: string;
+  readonly backDoc: Doc;
+  readonly otherBackSignature: string;
 }
 
 interface BadRow {
@@ -34,10 +38,19 @@ interface BadRow {
   readonly query: (v: Valid) => Record<string, string>;
   readonly code?: string;
   readonly maxCursorBytes?: number;
+  /** The exact message, where it is part of the contract (docs/errors.md). */
+  readonly message?: string;
 }
 
 const withDoc = (change: (doc: Doc) => Doc) => (v: Valid) => ({ sort: 'score', cursor: encode(change(v.doc)) });
+const withBackDoc = (change: (doc: Doc) => Doc) => (v: Valid) => ({
+  sort: 'score',
+  cursor: encode(change(v.backDoc)),
+});
 const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
+
+/** What a client reads when its cursor belongs to another endpoint (entity) or another effective sort. */
+const OTHER = 'the cursor was made for another endpoint or sort';
 
 const BAD: readonly BadRow[] = [
   { name: 'a tampered signature', query: withDoc((d) => ({ ...d, s: flip(d.s, 3) })) },
@@ -58,10 +71,10 @@ const BAD: readonly BadRow[] = [
   { name: 'version as a string', query: withDoc((d) => ({ ...d, v: '1' })) },
   { name: 'over maxCursorBytes', query: (v) => ({ sort: 'score', cursor: v.cursor }), maxCursorBytes: 32 },
   { name: 'far over the default bound', query: () => ({ sort: 'score', cursor: 'A'.repeat(4097) }) },
-  { name: 'made for the other direction', query: (v) => ({ sort: '-score', cursor: v.cursor }) },
-  { name: 'made for another field', query: (v) => ({ sort: 'title', cursor: v.cursor }) },
-  { name: 'made for the default sort', query: (v) => ({ cursor: v.cursor }) },
-  { name: 'made for another entity', query: (v) => ({ cursor: v.cellCursor }) },
+  { name: 'made for the other direction', query: (v) => ({ sort: '-score', cursor: v.cursor }), message: OTHER },
+  { name: 'made for another field', query: (v) => ({ sort: 'title', cursor: v.cursor }), message: OTHER },
+  { name: 'made for the default sort', query: (v) => ({ cursor: v.cursor }), message: OTHER },
+  { name: 'made for another entity', query: (v) => ({ cursor: v.cellCursor }), message: OTHER },
   { name: 'one key too many', query: withDoc((d) => ({ ...d, k: [...d.k, 1] })) },
   { name: 'one key too few', query: withDoc((d) => ({ ...d, k: d.k.slice(0, 1) })) },
   { name: 'an integer key as a string', query: withDoc((d) => ({ ...d, k: [d.k[0], String(d.k[1])] })) },
@@ -72,6 +85,25 @@ const BAD: readonly BadRow[] = [
   { name: 'a JSON array', query: () => ({ sort: 'score', cursor: token('[1,"x",[2]]') }) },
   { name: 'a character outside base64url', query: (v) => ({ sort: 'score', cursor: `${v.cursor.slice(0, 5)}!` }) },
   { name: 'an empty cursor', query: () => ({ sort: 'score', cursor: '' }), code: 'invalid_parameter' },
+  { name: 'a backward cursor with a tampered signature', query: withBackDoc((d) => ({ ...d, s: flip(d.s, 3) })) },
+  {
+    name: 'a backward cursor for the other direction',
+    query: (v) => ({ sort: '-score', cursor: v.back }),
+    message: OTHER,
+  },
+  { name: 'a backward cursor for the default sort', query: (v) => ({ cursor: v.back }), message: OTHER },
+  {
+    name: "a forward cursor's keys under another sort's backward signature",
+    query: (v) => ({ sort: 'score', cursor: encode({ ...v.doc, s: v.otherBackSignature }) }),
+    message: OTHER,
+  },
+  { name: 'a backward cursor with one key too many', query: withBackDoc((d) => ({ ...d, k: [...d.k, 1] })) },
+  { name: 'a backward cursor with NULL for a NOT NULL key', query: withBackDoc((d) => ({ ...d, k: [d.k[0], null] })) },
+  {
+    name: 'a backward cursor with an offset',
+    query: (v) => ({ sort: 'score', cursor: v.back, offset: '1' }),
+    code: 'invalid_parameter',
+  },
   {
     name: 'a cursor with an offset',
     query: (v) => ({ sort: 'score', cursor: v.cursor, offset: '0' }),
@@ -88,7 +120,20 @@ async function valid(em: EntityManager): Promise<Valid> {
   const cursor = page.page.nextCursor!;
   const cells = createEngine(em, { policy: cellPolicy }).from((em as any).createQueryBuilder(Cell, 'c'));
   const cellCursor = (await cells.list({ limit: '2' })).page.nextCursor!;
-  return { cursor, doc: JSON.parse(Buffer.from(cursor, 'base64url').toString()) as Doc, cellCursor };
+  const back = (await entries(em).list({ sort: 'score', limit: '3', cursor })).page.prevCursor!;
+  const otherBack = (await entries(em).list({ sort: '-score', limit: '3', offset: '3' })).page.prevCursor!;
+  return {
+    cursor,
+    doc: decodeDoc(cursor),
+    cellCursor,
+    back,
+    backDoc: decodeDoc(back),
+    otherBackSignature: decodeDoc(otherBack).s,
+  };
+}
+
+function decodeDoc(cursor: string): Doc {
+  return JSON.parse(Buffer.from(cursor, 'base64url').toString()) as Doc;
 }
 
 const q = (dialect: Dialect, sql: string) => (dialect === 'sqlite' ? sql.replaceAll('"', '`') : sql);
@@ -120,6 +165,7 @@ eachDialect('engine cursors', { entities: walkEntities, seed: seedWalk }, (test,
       );
       assert.ok(isListError(result), `expected a ListError, got ${String(result)}`);
       assert.is(result.code, row.code ?? 'invalid_cursor');
+      if (row.message) assert.is(result.message, row.message);
       assert.is(result.parameter, row.code ? (row.name.includes('offset') ? 'offset' : 'cursor') : 'cursor');
       assert.is(calls.length, 0, `statements ran: ${calls.map((c) => c.sql).join('; ')}`);
     });
@@ -156,6 +202,88 @@ eachDialect('engine cursors', { entities: walkEntities, seed: seedWalk }, (test,
     const sql = calls.find((c) => c.sql.includes('walk_entry'))!.sql;
     assert.ok(sql.includes(q(dialect, '"e"."score_value" is null')), sql);
     assert.ok(sql.includes(q(dialect, '"e"."score_value" <')), sql);
+  });
+
+  test('a backward cursor is its own position: the same keys under another signature, the rows before', async ({
+    em,
+  }) => {
+    const v = await valid(em);
+    assert.equal(v.backDoc.k, [1, 14], 'the first item of the page after 17, 3, 7 is 14 (score 1)');
+    assert.is.not(v.backDoc.s, v.doc.s);
+    const before = await entries(em).list({ sort: 'score', cursor: v.back, limit: '2' });
+    assert.equal(
+      before.items.map((i) => i.id),
+      [3, 7],
+    );
+    assert.is(before.page.hasMore, true, 'row 17 precedes');
+    const after = await entries(em).list({ sort: 'score', cursor: encode({ ...v.backDoc, s: v.doc.s }), limit: '2' });
+    assert.equal(
+      after.items.map((i) => i.id),
+      [19, 6],
+    );
+  });
+
+  test('pages() and items() walk forward only: a backward cursor is invalid_cursor before any query', async ({
+    em,
+  }) => {
+    const v = await valid(em);
+    for (const run of [
+      async () => {
+        for await (const _ of entries(em).pages({ sort: 'score', cursor: v.back }));
+      },
+      async () => {
+        for await (const _ of entries(em).items({ sort: 'score', cursor: v.back }));
+      },
+    ]) {
+      const { result, calls } = await captureDriver(() =>
+        run().then(
+          () => undefined,
+          (e) => e,
+        ),
+      );
+      assert.ok(isListError(result), `expected a ListError, got ${String(result)}`);
+      assert.is(result.code, 'invalid_cursor');
+      assert.is(calls.length, 0);
+    }
+  });
+
+  test('a backward page is one query: mirrored order and row value, limit + 1, cursor values bound', async ({ em }) => {
+    const scoped = entries(em);
+    const page = await scoped.list({ sort: 'at', limit: '3', offset: '6' });
+    const doc = decodeDoc(page.page.prevCursor!);
+    const { calls } = await captureDriver(() => scoped.list({ sort: 'at', limit: '3', cursor: page.page.prevCursor! }));
+    const data = calls.filter((c) => c.sql.includes('walk_entry'));
+    assert.is(data.length, 1);
+    const { sql, values } = data[0]!;
+    const p = dialect === 'postgresql' ? '$' : '?';
+    assert.ok(sql.includes(q(dialect, `("e"."at_moment", "e"."entry_id") < (${p}`)), sql);
+    assert.ok(sql.includes(q(dialect, 'order by "e"."at_moment" desc, "e"."entry_id" desc')), sql);
+    assert.not.match(sql, /\boffset\b/i);
+    assert.ok(!sql.includes(String(doc.k[0])), 'a cursor value is in the SQL text');
+    assert.ok(values.includes(4), 'limit + 1 rows are fetched');
+  });
+
+  test('backward from a NULL key: every non-NULL row precedes it, NULLS FIRST in the mirrored order', async ({
+    em,
+  }) => {
+    const scoped = entries(em);
+    const all = (await scoped.list({ sort: '-score', limit: '50' })).items;
+    const at = all.findLastIndex((i) => i.score === null);
+    assert.ok(at > 0 && all[at - 1]!.score === null, 'two NULL scores at the end');
+    const page = await scoped.list({ sort: '-score', limit: '1', offset: String(at) });
+    assert.is(decodeDoc(page.page.prevCursor!).k[0], null);
+    const { result, calls } = await captureDriver(() =>
+      scoped.list({ sort: '-score', limit: '50', cursor: page.page.prevCursor! }),
+    );
+    assert.equal(
+      result.items.map((i) => i.id),
+      all.slice(0, at).map((i) => i.id),
+    );
+    assert.is(result.page.hasMore, false);
+    const sql = calls.find((c) => c.sql.includes('walk_entry'))!.sql;
+    assert.ok(sql.includes(q(dialect, '"e"."score_value" is not null')), sql);
+    assert.ok(sql.includes(q(dialect, '"e"."score_value" asc nulls first')) || dialect === 'sqlite', sql);
+    if (dialect === 'postgresql') assert.ok(sql.includes('union all'), 'PostgreSQL seeks each branch on its own');
   });
 
   test("MikroORM's findByCursor is never used", async ({ em }) => {

@@ -104,6 +104,54 @@ test('keyset branches: a nullable key with a value splits into range and IS NULL
   assert.is(keysetBranches([col('created', 'desc'), col('id', 'asc')], ['x', 9]), undefined);
 });
 
+/** A column of a backward page's mirrored order: the other direction, NULLs first. */
+const mirror = (c: KeysetColumn): KeysetColumn => ({
+  ...c,
+  direction: c.direction === 'asc' ? 'desc' : 'asc',
+  nullsFirst: true,
+});
+
+const MIRRORED: readonly ShapeRow[] = [
+  {
+    name: 'before a value of a nullable key: NULLs come after every value, so none precedes it',
+    columns: [mirror(col('score', 'asc', true)), mirror(col('id', 'asc'))],
+    values: [3, 7],
+    sql: '(("score" < ?) or ("score" = ? and "id" < ?))',
+    params: [3, 3, 7],
+  },
+  {
+    name: 'before a NULL of a nullable key: every value precedes it, then the NULLs before it',
+    columns: [mirror(col('score', 'desc', true)), mirror(col('id', 'asc'))],
+    values: [null, 7],
+    sql: '(("score" is not null) or ("score" is null and "id" < ?))',
+    params: [7],
+  },
+  {
+    name: 'before, over a NOT NULL run: the mirrored row value',
+    columns: [mirror(col('at', 'asc')), mirror(col('id', 'asc'))],
+    values: ['t', 7],
+    sql: '(("at", "id") < (?, ?))',
+    params: ['t', 7],
+  },
+];
+
+for (const row of MIRRORED) {
+  test(`keyset SQL, mirrored for a backward page: ${row.name}`, () => {
+    const out = keysetPredicate(row.columns, row.values);
+    assert.is(out.sql, row.sql);
+    assert.equal(out.params, row.params);
+  });
+}
+
+test('keyset branches, mirrored: a NULL cursor value splits into IS NOT NULL and the NULLs before it', () => {
+  const columns = [mirror(col('score', 'desc', true)), mirror(col('id', 'asc'))];
+  assert.equal(keysetBranches(columns, [null, 9]), [
+    { sql: '("score" is not null)', params: [] },
+    { sql: '("score" is null and "id" < ?)', params: [9] },
+  ]);
+  assert.is(keysetBranches(columns, [5, 9]), undefined, 'before a value: one comparison per key, nothing to split');
+});
+
 test('keyset SQL: columns and values must pair up', () => {
   assert.throws(() => keysetPredicate([col('id', 'asc')], []));
 });
@@ -138,55 +186,78 @@ type Raw = Record<string, unknown>;
 
 eachDialect('keyset forms select the same rows', { entities: walkEntities, seed: seedWalk }, (dialectTest) => {
   for (const row of EQUIVALENCE) {
-    dialectTest(`sort=${row.sort}: row values ≡ expansion ≡ the rows after the cursor`, async ({ em }) => {
-      const platform = em.getPlatform();
-      const select = row.keys.map((k) => `${k.column} as ${k.name}`).join(', ');
-      const rows = (await em.getConnection().execute(`select ${select} from walk_entry`)) as Raw[];
-      const getters = Object.fromEntries(row.keys.map((k) => [k.name, (r: Raw) => normalize(r[k.name])]));
-      const ordered = orderBy(rows, row.sort, getters, ['id']).map((r) => r.id as number);
-      const directions = new Map(
-        row.sort
-          .split(',')
-          .map((t) => (t.startsWith('-') ? [t.slice(1), 'desc'] : [t, 'asc']) as [string, 'asc' | 'desc']),
-      );
-      const columns = row.keys.map((k) => ({
-        sql: platform.quoteIdentifier(`e.${k.column}`),
-        direction: directions.get(k.name) ?? 'asc',
-        nullable: k.nullable,
-      }));
-      for (const cursor of rows) {
-        const values = row.keys.map((k) => cursor[k.name]);
-        const expected = ordered.slice(ordered.indexOf(cursor.id as number) + 1).sort((a, b) => a - b);
-        for (const rowValues of [true, false]) {
-          const predicate = keysetPredicate(columns, values, { rowValues });
-          const qb = (em as any)
-            .createQueryBuilder(Entry, 'e')
-            .select(['id'])
-            .where(predicate.sql, [...predicate.params])
-            .orderBy({ id: 'asc' });
-          const ids = (await execute<{ id: number }>(qb)).map((r) => r.id);
-          assert.equal(ids, expected, `cursor at id ${String(cursor.id)}, rowValues ${rowValues}`);
-        }
-        // The seekable branches of a UNION ALL page: disjoint (no id twice), together exactly the rows after.
-        const branches = keysetBranches(columns, values);
-        if (row.keys.some((k) => k.nullable) && cursor[row.keys.find((k) => k.nullable)!.name] !== null)
-          assert.ok(branches, `cursor at id ${String(cursor.id)}: a nullable key with a value splits`);
-        if (!branches) continue;
-        const union: number[] = [];
-        for (const branch of branches) {
-          const qb = (em as any)
-            .createQueryBuilder(Entry, 'e')
-            .select(['id'])
-            .where(branch.sql, [...branch.params]);
-          union.push(...(await execute<{ id: number }>(qb)).map((r) => r.id));
-        }
-        assert.equal(
-          union.sort((a, b) => a - b),
-          expected,
-          `branches, cursor at id ${String(cursor.id)}`,
+    dialectTest(
+      `sort=${row.sort}: row values ≡ expansion ≡ the rows after (mirrored: before) the cursor`,
+      async ({ em }) => {
+        const platform = em.getPlatform();
+        const select = row.keys.map((k) => `${k.column} as ${k.name}`).join(', ');
+        const rows = (await em.getConnection().execute(`select ${select} from walk_entry`)) as Raw[];
+        const getters = Object.fromEntries(row.keys.map((k) => [k.name, (r: Raw) => normalize(r[k.name])]));
+        const ordered = orderBy(rows, row.sort, getters, ['id']).map((r) => r.id as number);
+        const directions = new Map(
+          row.sort
+            .split(',')
+            .map((t) => (t.startsWith('-') ? [t.slice(1), 'desc'] : [t, 'asc']) as [string, 'asc' | 'desc']),
         );
-      }
-    });
+        const columns = row.keys.map((k) => ({
+          sql: platform.quoteIdentifier(`e.${k.column}`),
+          direction: directions.get(k.name) ?? 'asc',
+          nullable: k.nullable,
+        }));
+        const mirrored = columns.map(mirror);
+        for (const cursor of rows) {
+          const values = row.keys.map((k) => cursor[k.name]);
+          // Mirrored (a backward page): exactly the rows before the cursor, in both forms and as branches.
+          const before = ordered.slice(0, ordered.indexOf(cursor.id as number)).sort((a, b) => a - b);
+          const mirroredForms = [true, false].map((rowValues) => keysetPredicate(mirrored, values, { rowValues }));
+          for (const [i, fragments] of [...mirroredForms.map((f) => [f]), keysetBranches(mirrored, values)].entries()) {
+            if (!fragments) continue;
+            const got: number[] = [];
+            for (const f of fragments) {
+              const qb = (em as any)
+                .createQueryBuilder(Entry, 'e')
+                .select(['id'])
+                .where(f.sql, [...f.params]);
+              got.push(...(await execute<{ id: number }>(qb)).map((r) => r.id));
+            }
+            assert.equal(
+              got.sort((a, b) => a - b),
+              before,
+              `before the cursor at id ${String(cursor.id)}, form ${i}`,
+            );
+          }
+          const expected = ordered.slice(ordered.indexOf(cursor.id as number) + 1).sort((a, b) => a - b);
+          for (const rowValues of [true, false]) {
+            const predicate = keysetPredicate(columns, values, { rowValues });
+            const qb = (em as any)
+              .createQueryBuilder(Entry, 'e')
+              .select(['id'])
+              .where(predicate.sql, [...predicate.params])
+              .orderBy({ id: 'asc' });
+            const ids = (await execute<{ id: number }>(qb)).map((r) => r.id);
+            assert.equal(ids, expected, `cursor at id ${String(cursor.id)}, rowValues ${rowValues}`);
+          }
+          // The seekable branches of a UNION ALL page: disjoint (no id twice), together exactly the rows after.
+          const branches = keysetBranches(columns, values);
+          if (row.keys.some((k) => k.nullable) && cursor[row.keys.find((k) => k.nullable)!.name] !== null)
+            assert.ok(branches, `cursor at id ${String(cursor.id)}: a nullable key with a value splits`);
+          if (!branches) continue;
+          const union: number[] = [];
+          for (const branch of branches) {
+            const qb = (em as any)
+              .createQueryBuilder(Entry, 'e')
+              .select(['id'])
+              .where(branch.sql, [...branch.params]);
+            union.push(...(await execute<{ id: number }>(qb)).map((r) => r.id));
+          }
+          assert.equal(
+            union.sort((a, b) => a - b),
+            expected,
+            `branches, cursor at id ${String(cursor.id)}`,
+          );
+        }
+      },
+    );
   }
 });
 

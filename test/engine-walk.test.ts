@@ -7,7 +7,8 @@
  */
 import type { EntityManager } from '@mikro-orm/core';
 import * as assert from 'uvu/assert';
-import { createEngine } from '../src/engine/index.ts';
+import { createEngine, type ScopedEngine } from '../src/engine/index.ts';
+import type { Page } from '../src/engine/list.ts';
 import {
   CELLS,
   type Cell,
@@ -24,7 +25,7 @@ import {
   walkEntities,
 } from './fixtures/walk.ts';
 import { type Dialect, eachDialect } from './helpers/db.ts';
-import { type Getters, orderBy, walk } from './helpers/walk.ts';
+import { type Getters, orderBy, type Walk, walk, walkBack } from './helpers/walk.ts';
 
 const PAGE_SIZES = [1, 2, 3, 4, 5, 6, 7];
 
@@ -93,6 +94,27 @@ const ENTRY_WALKS: readonly WalkRow[] = [
 
 const CELL_WALKS: readonly string[] = ['', '-weight', 'weight,-col', '-row,weight'];
 
+/**
+ * Walk back from the last page of a forward walk at the same page size: the backward pages are the forward pages
+ * before it, newest first, with the very same items and cursors (a page's cursors encode its own first and last rows).
+ */
+async function assertWalksBack(
+  scoped: ScopedEngine,
+  query: Record<string, string>,
+  forward: Walk,
+  size: number,
+): Promise<void> {
+  const { pages } = forward;
+  assert.is(pages[0]!.page.prevCursor, undefined, 'the first page has no prevCursor');
+  pages.slice(1).forEach((p, i) => {
+    assert.type(p.page.prevCursor, 'string', `forward page ${i + 1} has a prevCursor`);
+  });
+  if (pages.length < 2) return;
+  const back = await walkBack(scoped, query, pages.at(-1)!.page.prevCursor!, [size]);
+  const facts = (p: Page) => ({ items: p.items, nextCursor: p.page.nextCursor, prevCursor: p.page.prevCursor });
+  assert.equal(back.pages.map(facts), pages.slice(0, -1).reverse().map(facts), `backward at page size ${size}`);
+}
+
 function entries(em: EntityManager) {
   return (em as any).createQueryBuilder(Entry, 'e');
 }
@@ -112,13 +134,15 @@ eachDialect(
         );
         const query = { ...(row.sort ? { sort: row.sort } : {}), ...(row.filter ? { filter: row.filter } : {}) };
         for (const size of PAGE_SIZES) {
-          const { items, pages } = await walk(scoped, query, [size]);
+          const forward = await walk(scoped, query, [size]);
+          const { items, pages } = forward;
           assert.equal(
             items.map((i) => i.id),
             expected,
             `page size ${size}`,
           );
           assert.is(pages.length, Math.max(1, Math.ceil(expected.length / size)), `pages at size ${size}`);
+          await assertWalksBack(scoped, query, forward, size);
         }
       });
     }
@@ -129,12 +153,13 @@ eachDialect(
         const scoped = engine.from((em as any).createQueryBuilder(CellEntity, 'c'));
         const expected = orderBy(CELLS, sort, CELL_GETTERS, ['row', 'col']).map((c) => `${c.row}/${c.col}`);
         for (const size of PAGE_SIZES) {
-          const { items } = await walk(scoped, sort ? { sort } : {}, [size]);
+          const forward = await walk(scoped, sort ? { sort } : {}, [size]);
           assert.equal(
-            items.map((i) => `${i.row}/${i.col}`),
+            forward.items.map((i) => `${i.row}/${i.col}`),
             expected,
             `page size ${size}`,
           );
+          await assertWalksBack(scoped, sort ? { sort } : {}, forward, size);
         }
       });
     }
@@ -154,6 +179,69 @@ eachDialect(
           `limits ${limits.join(',')}`,
         );
       }
+    });
+
+    test('walking back with other page sizes than forward covers the rows before, exactly once', async ({ db, em }) => {
+      const scoped = createEngine(db.orm, { policy: entryPolicy }).from(entries(em));
+      for (const sort of ['-score,title', 'group/name,at', 'flag,-day']) {
+        const expected = orderBy(live, sort, entryGetters(dialect), ['id']).map((e) => e.id);
+        for (const [forwardLimits, backLimits] of [
+          [
+            [3, 1, 7, 2],
+            [2, 5, 1],
+          ],
+          [[7, 1], [4]],
+          [[1, 6, 2, 5], [20]],
+        ] as const) {
+          const forward = await walk(scoped, { sort }, forwardLimits);
+          const last = forward.pages.at(-1)!;
+          const start = expected.indexOf(last.items[0]!.id as number);
+          const back = await walkBack(scoped, { sort }, last.page.prevCursor!, backLimits);
+          const label = `sort=${sort}, forward ${forwardLimits.join(',')}, back ${backLimits.join(',')}`;
+          assert.equal(
+            back.items.map((i) => i.id),
+            expected.slice(0, start),
+            label,
+          );
+          // Each backward page is the `limit` rows right before the one it came from, in the requested order.
+          let end = start;
+          back.pages.forEach((p, i) => {
+            const limit = backLimits[i % backLimits.length]!;
+            assert.equal(
+              p.items.map((x) => x.id),
+              expected.slice(Math.max(0, end - limit), end),
+              `${label}: page ${i}`,
+            );
+            end = Math.max(0, end - limit);
+          });
+          // A backward page's nextCursor continues forward right after its last item.
+          const middle = back.pages[0]!;
+          const onward = await walk(scoped, { sort, cursor: middle.page.nextCursor! }, [3]);
+          assert.equal(
+            onward.items.map((i) => i.id),
+            expected.slice(start),
+            `${label}: onward`,
+          );
+        }
+      }
+    });
+
+    test('an offset page after the first carries a prevCursor; the first page none', async ({ db, em }) => {
+      const scoped = createEngine(db.orm, { policy: entryPolicy }).from(entries(em));
+      const expected = orderBy(live, 'at', entryGetters(dialect), ['id']).map((e) => e.id);
+      assert.is((await scoped.list({ sort: 'at', limit: '3' })).page.prevCursor, undefined);
+      assert.is((await scoped.list({ sort: 'at', limit: '3', offset: '0' })).page.prevCursor, undefined);
+      const page = await scoped.list({ sort: 'at', offset: '4', limit: '3' });
+      const back = await walkBack(scoped, { sort: 'at' }, page.page.prevCursor!, [3]);
+      assert.equal(
+        back.pages.map((p) => p.items.map((i) => i.id)),
+        [expected.slice(1, 4), expected.slice(0, 1)],
+      );
+      assert.is(back.pages[1]!.page.hasMore, false);
+      // Past the end: an empty offset page has no row to page back from.
+      const empty = await scoped.list({ sort: 'at', offset: '40', limit: '3' });
+      assert.is(empty.items.length, 0);
+      assert.is(empty.page.prevCursor, undefined);
     });
 
     test('an offset page carries a cursor that continues after its last item', async ({ db, em }) => {

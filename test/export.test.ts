@@ -1,14 +1,16 @@
 /**
  * The export script as a user runs it: a child process over a fresh bookstore database (a temporary SQLite file, and
- * a fresh PostgreSQL database through DATABASE_URL), walking cursors with items() and writing NDJSON or CSV.
+ * a fresh PostgreSQL database through DATABASE_URL), walking cursors with items() and writing NDJSON or CSV. Bad
+ * arguments get one line and the usage (exit code 2), never a stack trace.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { csvCell } from '../examples/export/csv.ts';
 import { createPostgresDatabase, DIALECTS, type Dialect } from './helpers/db.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -19,11 +21,21 @@ interface Run {
   readonly stderr: string;
 }
 
+// The suite's own database only (no DATABASE_URL of the caller's shell), and no NO_COLOR beside a FORCE_COLOR, which
+// makes Node warn on stderr.
+const {
+  DATABASE_URL: _url,
+  BOOKSTORE_CREATE_DB: _create,
+  BOOKSTORE_SQLITE: _file,
+  NO_COLOR: _color,
+  ...inherited
+} = process.env;
+
 function runExport(env: Record<string, string>, args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['examples/export/main.ts', ...args], {
       cwd: ROOT,
-      env: { ...process.env, ...env },
+      env: { ...inherited, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -34,6 +46,43 @@ function runExport(env: Record<string, string>, args: string[]): Promise<Run> {
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+// Argument errors: what the first line of stderr must say. Each is refused before the database is opened.
+const BAD_ARGUMENTS: readonly { readonly args: readonly string[]; readonly error: string }[] = [
+  { args: ['--page-size=abc'], error: "--page-size must be a whole number from 1 to 10000, got 'abc'" },
+  { args: ['--page-size', '0'], error: "--page-size must be a whole number from 1 to 10000, got '0'" },
+  { args: ['--page-size', '10001'], error: "--page-size must be a whole number from 1 to 10000, got '10001'" },
+  { args: ['--page-size', '1e3'], error: "--page-size must be a whole number from 1 to 10000, got '1e3'" },
+  { args: ['--foo'], error: "Unknown option '--foo'" },
+  { args: ['--tenant=abc'], error: "--tenant must be 1 or 2, got 'abc'" },
+  { args: ['--tenant', '3'], error: "--tenant must be 1 or 2, got '3'" },
+  { args: ['books.csv'], error: "Unexpected argument 'books.csv'" },
+  { args: ['--out'], error: '--out needs a value' },
+  { args: ['--out', '--csv'], error: '--out needs a value' },
+  { args: ['--filter=year lt 1970', '--sort'], error: '--sort needs a value' },
+  { args: ['--csv=yes'], error: "Option '--csv' does not take an argument" },
+];
+
+// CSV cells as RFC 4180 writes them: quoted only when needed, dates as ISO text (not JSON, so not triple-quoted).
+const CSV_CELLS: readonly [unknown, string][] = [
+  [null, ''],
+  [undefined, ''],
+  [12.5, '12.5'],
+  [10n, '10'],
+  [true, 'true'],
+  ['plain', 'plain'],
+  ['a,b', '"a,b"'],
+  ['say "hi"', '"say ""hi"""'],
+  ['two\nlines', '"two\nlines"'],
+  [new Date('2024-01-01T00:00:00Z'), '2024-01-01T00:00:00.000Z'],
+  [{ id: 1 }, '"{""id"":1}"'],
+];
+
+const cells = suite('export CSV cells');
+cells('each value is written as its CSV cell', () => {
+  for (const [value, cell] of CSV_CELLS) assert.is(csvCell(value), cell, String(value));
+});
+cells.run();
 
 const ids = (ndjson: string) =>
   ndjson
@@ -73,6 +122,59 @@ for (const dialect of DIALECTS) {
       [10, 11, 12],
     );
     assert.is(lines[2], '11,The Neverending Story,1979,18,6,3');
+  });
+
+  for (const sort of [['--sort', '-year'], ['--sort=-year']])
+    s(`a descending sort is read as written: ${sort.join(' ')}`, async ({ env }) => {
+      const run = await runExport(env, ['--filter', 'year lt 1970', ...sort]);
+      assert.is(run.code, 0, run.stderr);
+      assert.equal(ids(run.stdout), [1, 3, 8]);
+    });
+
+  s('--search narrows by title, ignoring case, within the tenant', async ({ env }) => {
+    const [one, other] = await Promise.all([
+      runExport(env, ['--search', 'WIZARD']),
+      runExport(env, ['--search', 'story', '--tenant', '2']),
+    ]);
+    assert.is(one.code, 0, one.stderr);
+    assert.equal(ids(one.stdout), [3]);
+    assert.is(other.code, 0, other.stderr);
+    assert.equal(ids(other.stdout), [11]);
+  });
+
+  s('a CSV export of no rows is its header line alone', async ({ env }) => {
+    const run = await runExport(env, ['--csv', '--filter', 'id eq 999']);
+    assert.is(run.code, 0, run.stderr);
+    assert.is(run.stdout, 'id,title,year,price,author,publisher\n');
+  });
+
+  s('bad arguments: one line and the usage on stderr, exit code 2, no stack trace', async ({ env }) => {
+    const runs = await Promise.all(BAD_ARGUMENTS.map((row) => runExport(env, [...row.args])));
+    for (const [i, run] of runs.entries()) {
+      const { args, error } = BAD_ARGUMENTS[i]!;
+      const label = args.join(' ');
+      assert.is(run.code, 2, `${label}: ${run.stderr}`);
+      assert.is(run.stdout, '', label);
+      assert.is(run.stderr.split('\n')[0], `export: ${error}`, label);
+      assert.match(run.stderr, '\nUsage: npm run export -- [options]\n', label);
+      assert.not.match(run.stderr, /^\s+at /m, label);
+    }
+  });
+
+  s('--help prints the usage on stdout and exits 0', async ({ env }) => {
+    const run = await runExport(env, ['--help']);
+    assert.is(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^Usage: npm run export -- \[options\]\n/);
+    assert.match(run.stdout, '--sort <keys>');
+    assert.is(run.stderr, '');
+  });
+
+  s('--out into a missing folder is refused in one line, creating nothing', async ({ env, dir }) => {
+    const out = join(dir, 'missing', 'books.csv');
+    const run = await runExport(env, ['--csv', '--out', out]);
+    assert.is(run.code, 2, run.stderr);
+    assert.is(run.stderr, `export: cannot write ${out}: folder ${join(dir, 'missing')} does not exist\n`);
+    assert.not.ok(existsSync(join(dir, 'missing')));
   });
 
   s('a bad filter is refused with its ListError and exit code 2, before any row', async ({ env }) => {

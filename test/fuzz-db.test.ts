@@ -1,6 +1,8 @@
 /**
  * Fuzzing through list() against real databases, with the drivers recorded (test/helpers/capture.ts):
  * - a rejected request (any ListError a client can cause) reaches the database with zero statements;
+ * - a cursor forged with the right signature and shape but arbitrary keys (edge values, one-character changes,
+ *   out-of-range numbers) is accepted or refused before any query, never a failure in the database;
  * - no fuzzed input ever causes execution_failed, invalid_schema or a non-ListError;
  * - generated literals (every kind, in every spelling) never appear in the SQL text, only among the bound values,
  *   both through list() and through apply() + execute().
@@ -19,11 +21,12 @@ import { filterArb, spacingArb } from './oracle/arbitraries.ts';
 import { budget, check, SEED } from './oracle/budget.ts';
 import { generateProducts, loadProducts, productPolicy, productSpec } from './oracle/catalog.ts';
 import { type GenFilter, type GenLiteral, printFilter } from './oracle/filter.ts';
-import { cursorArb, limitFilterArb, mutationArb, rawQueryArb, scalarArb } from './oracle/fuzz.ts';
+import { cursorArb, forgedCursorArb, limitFilterArb, mutationArb, rawQueryArb, scalarArb } from './oracle/fuzz.ts';
 
 const ROWS = generateProducts(SEED, 60);
 const REJECTS = budget(400);
 const LITERALS = budget(300);
+const FORGED = budget(400);
 
 const validFilter = fc
   .tuple(filterArb(productSpec, { depth: 3, hops: 0, quantifiers: 0 }), spacingArb)
@@ -44,6 +47,7 @@ function literalsOf(filter: GenFilter): GenLiteral[] {
     case 'in':
       return [...filter.literals];
     case 'null':
+    case 'relNull':
       return [];
     case 'not':
       return literalsOf(filter.operand);
@@ -87,6 +91,31 @@ eachDialect(
         assert.ok(isListError(result), `non-ListError ${String(result)} for ${JSON.stringify(query)}`);
         assert.ok(ERROR_STATUS[result.code] === 400, `${result.code} for ${JSON.stringify(query)}`);
         assert.equal(calls, [], `${result.code}: statements ran for ${JSON.stringify(query)}`);
+      });
+    });
+
+    test(`${FORGED} forged cursor keys: accepted, or invalid_cursor with zero statements`, async ({ db }) => {
+      const engine = createEngine(db.orm, { policy: productPolicy });
+      const scoped = () => engine.from((db.orm.em.fork() as any).createQueryBuilder(Product, 'p'));
+      const sorts = productSpec.fields.flatMap((f) => [f.name, `-${f.name}`]);
+      const valid = new Map<string, string>();
+      for (const sort of sorts) valid.set(sort, (await scoped().list({ sort, limit: '7' })).page.nextCursor!);
+      const arb = fc
+        .constantFrom(...sorts)
+        .chain((sort) => forgedCursorArb(valid.get(sort)!).map((cursor) => ({ sort, cursor, limit: '3' })));
+      await check(arb, FORGED, async (query) => {
+        const { result, calls } = await captureDriver(() =>
+          scoped()
+            .list(query)
+            .then(
+              () => undefined,
+              (err: unknown) => err,
+            ),
+        );
+        if (result === undefined) return;
+        assert.ok(isListError(result), `non-ListError ${String(result)} for ${JSON.stringify(query)}`);
+        assert.is(result.code, 'invalid_cursor', `${result.code} (${result.message}) for ${JSON.stringify(query)}`);
+        assert.equal(calls, [], `statements ran for ${JSON.stringify(query)}`);
       });
     });
 

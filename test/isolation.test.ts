@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import * as assert from 'uvu/assert';
 import { createEngine } from '../src/engine/index.ts';
 import { Book, libraryEntities, useTenant } from './fixtures/library.ts';
+import { NO_BUDGET } from './helpers/budget.ts';
 import { type DialectContext, eachDialect } from './helpers/db.ts';
 import { budget, check, SEED } from './oracle/budget.ts';
 import { evaluate } from './oracle/evaluate.ts';
@@ -26,6 +27,7 @@ function scoped(ctx: DialectContext, tenant: number, softDelete: boolean) {
     policy: bookPolicy,
     allowCount: true,
     search: (_ctx, qb, term) => qb.andWhere({ title: term }),
+    limits: NO_BUDGET,
   });
   return () => {
     const em = ctx.db.orm.em.fork();

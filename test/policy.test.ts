@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { filterable, type Policy, schema, sortable } from '../src/policy/index.ts';
 import type { ExposedField, ExposedRelation } from '../src/policy/schema.ts';
 import { Product, ProductSchema } from './fixtures/catalog.ts';
-import { Author, Book, Note } from './fixtures/relations.ts';
+import { Author, Book, Note, type NoteEntity } from './fixtures/relations.ts';
 
 const authorPolicy = schema(Author).expose('name');
 
@@ -87,16 +87,19 @@ test('schema() accepts a class, an EntitySchema and a defineEntity result', () =
   assert.is(schema(Note).entity, Note);
 });
 
-test('types: expose autocompletes property names and still accepts other public names', () => {
-  // Compile-time check: these lines must type-check without @ts-expect-error (npx tsc --noEmit -p .).
+test('types: expose takes public names; declared serialized names replace property names', () => {
+  // Compile-time check (npm run typecheck); the type fixtures in test/types prove each rejection.
   type ExposeName = Parameters<Policy<Product>['expose']>[0];
   const propertyName: ExposeName = 'createdAt';
   const serializedName: ExposeName = 'code';
+  // @ts-expect-error Product declares `sku` serialized as `code`
+  const replaced: ExposeName = 'sku';
   const fromSchema: Policy<Product> = schema(ProductSchema).expose('releasedOn', filterable('eq'));
-  const fromDefineEntity = schema(Note).expose('text').expose('body');
-  assert.equal([propertyName, serializedName], ['createdAt', 'code']);
+  const fromDefineEntity = schema(Note).expose('text');
+  const withPublicNames = schema<NoteEntity>(Note).expose('body');
+  assert.equal([propertyName, serializedName, replaced], ['createdAt', 'code', 'sku']);
   assert.is(fromSchema.entries.length, 1);
-  assert.is(fromDefineEntity.entries.length, 2);
+  assert.equal([fromDefineEntity.entries[0]?.publicName, withPublicNames.entries[0]?.publicName], ['text', 'body']);
 });
 
 test.run();

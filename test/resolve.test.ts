@@ -218,6 +218,61 @@ interface ErrorRow {
   readonly message?: string;
 }
 
+function suggestionRows(): ErrorRow[] {
+  const field = (policy: PolicyName, text: string, at: string, meant?: string, sort = false): ErrorRow => ({
+    name: `${sort ? 'sort' : 'filter'} ${text}: ${meant ? `suggests '${meant}'` : 'suggests nothing'}`,
+    policy,
+    ...(sort ? { sort: text } : { filter: text }),
+    code: 'unknown_field',
+    at,
+    message: `unknown field '${at}'${meant ? `; did you mean '${meant}'?` : ''}`,
+  });
+  const relation = (filter: Piece | string, sort: string | undefined, at: string, meant?: string): ErrorRow => {
+    const text = sort ?? (typeof filter === 'string' ? filter : filter.text);
+    return {
+      name: `${sort ? 'sort' : 'filter'} ${text}: ${meant ? `suggests '${meant}'` : 'suggests nothing'}`,
+      policy: 'book',
+      ...(sort ? { sort } : { filter }),
+      code: 'invalid_relationship',
+      at,
+      message: `unknown relationship '${at}'${meant ? `; did you mean '${meant}'?` : ''}`,
+    };
+  };
+  return [
+    field('book', "titel eq 'x'", 'titel', 'title'),
+    field('book', "Title eq 'x'", 'Title', 'title'),
+    field('book', "author/nme eq 'x'", 'nme', 'name'),
+    field('book', 'price,-prcie', 'prcie', 'price', true),
+    field('product', 'stok', 'stok', 'stock', true),
+    // Exposed but not sortable (views) or not filterable (description): not a name the client can use there.
+    field('product', 'veiws', 'veiws', undefined, true),
+    field('product', "descripton eq 'x'", 'descripton'),
+    // Hidden: `secret` is never suggested, so a near miss reads exactly like any unknown name.
+    field('product', "secrt eq 'x'", 'secrt'),
+    field('book', "tilte eq 'x' or nope eq 1", 'tilte', 'title'),
+    field('book', 'pr eq 1', 'pr'),
+    // Two edits from 5 characters on, one for 3 or 4, none beyond.
+    field('book', 'priceee eq 1', 'priceee', 'price'),
+    field('book', 'pricexyz eq 1', 'pricexyz'),
+    field('book', "tilt eq 'x'", 'tilt'),
+    relation("autor/name eq 'x'", undefined, 'autor', 'author'),
+    relation('reviewz/stars eq 1', undefined, 'reviewz', 'reviews'),
+    // Sort paths and quantifiers take only to-one and only to-many relations respectively.
+    relation('', 'reviewz/stars', 'reviewz'),
+    relation('', '-autor/name', 'autor', 'author'),
+    relation(any('reviwes', 'r', 'r/stars eq 1'), undefined, 'reviwes', 'reviews'),
+    relation(any('authr', 'a', "a/name eq 'x'"), undefined, 'authr'),
+    {
+      name: 'a field inside a quantifier suggests a field of its relation',
+      policy: 'book',
+      filter: any('reviews', 'r', 'r/stras eq 1'),
+      code: 'unknown_field',
+      at: 'stras',
+      message: "unknown field 'stras'; did you mean 'stars'?",
+    },
+  ];
+}
+
 const ERROR_ROWS: readonly ErrorRow[] = [
   {
     name: 'non-existent field',
@@ -249,7 +304,8 @@ const ERROR_ROWS: readonly ErrorRow[] = [
     filter: "coAuthor/name eq 'x'",
     code: 'invalid_relationship',
     at: 'coAuthor',
-    message: "unknown relationship 'coAuthor'",
+    // The suggestion comes from the exposed relations only: a non-existent 'coAuthor' gets the very same message.
+    message: "unknown relationship 'coAuthor'; did you mean 'author'?",
   },
   {
     name: 'non-existent relation: worded exactly like an undisclosed one',
@@ -290,6 +346,8 @@ const ERROR_ROWS: readonly ErrorRow[] = [
     at: 'notes',
   },
   { name: 'unknown sort field', policy: 'book', sort: '-price,nope', code: 'unknown_field', at: 'nope' },
+  // Suggestions: the closest exposed name the client could use at that point, when one is near; never a hidden one.
+  ...suggestionRows(),
   {
     name: 'visible-only field in filter',
     policy: 'product',
@@ -326,13 +384,21 @@ const ERROR_ROWS: readonly ErrorRow[] = [
     code: 'field_not_sortable',
     at: 'author',
   },
-  { name: 'gt not declared', policy: 'product', filter: "name gt 'a'", code: 'operator_not_allowed', at: 'gt' },
+  {
+    name: 'gt not declared',
+    policy: 'product',
+    filter: "name gt 'a'",
+    code: 'operator_not_allowed',
+    at: 'gt',
+    message: "operator 'gt' is not allowed on 'name'; allowed: eq, contains, in",
+  },
   {
     name: 'not in needs nin',
     policy: 'product',
     filter: "name not in ('a')",
     code: 'operator_not_allowed',
     at: 'not in',
+    message: "operator 'not in' is not allowed on 'name'; allowed: eq, contains, in",
   },
   {
     name: 'is null needs null',
@@ -340,6 +406,7 @@ const ERROR_ROWS: readonly ErrorRow[] = [
     filter: 'name is null',
     code: 'operator_not_allowed',
     at: 'is null',
+    message: "operator 'is null' is not allowed on 'name'; allowed: eq, contains, in",
   },
   {
     name: 'is not null on a NOT NULL column',
@@ -347,8 +414,17 @@ const ERROR_ROWS: readonly ErrorRow[] = [
     filter: 'code is not null',
     code: 'operator_not_allowed',
     at: 'is not null',
+    message:
+      "operator 'is not null' is not allowed on 'code'; allowed: eq, ne, gt, gte, lt, lte, contains, startswith, endswith, in, not in",
   },
-  { name: 'in not declared', policy: 'product', filter: 'stock ne 1', code: 'operator_not_allowed', at: 'ne' },
+  {
+    name: 'in not declared',
+    policy: 'product',
+    filter: 'stock ne 1',
+    code: 'operator_not_allowed',
+    at: 'ne',
+    message: "operator 'ne' is not allowed on 'stock'; allowed: eq, gt, in, is null, is not null",
+  },
   { name: 'literal of the wrong kind', policy: 'product', filter: "stock eq 'x'", code: 'invalid_literal', at: "'x'" },
   { name: 'bad literal in a list', policy: 'product', filter: "stock in (1, 'x')", code: 'invalid_literal', at: "'x'" },
   { name: 'number for contains', policy: 'product', filter: 'name contains 5', code: 'invalid_literal', at: '5' },

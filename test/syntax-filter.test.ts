@@ -12,7 +12,7 @@ const limits = (over: Partial<Limits>): Limits => ({ ...DEFAULT_LIMITS, ...over 
 // Accepted inputs
 // ---------------------------------------------------------------------------------------------------------------
 
-const accepted: [input: string, ast: string, limits?: Partial<Limits>][] = [
+export const accepted: [input: string, ast: string, limits?: Partial<Limits>][] = [
   ['a eq 1', 'cmp(a eq 1)'],
   ['  a eq 1  ', 'cmp(a eq 1)'],
   ['a\teq\n1', 'cmp(a eq 1)'],
@@ -171,8 +171,8 @@ test('the locator agrees with positionAt on every character boundary', () => {
 // Rejected inputs: code and byte offset of the first byte that stops fitting the grammar
 // ---------------------------------------------------------------------------------------------------------------
 
-type Code = 'invalid_syntax' | 'invalid_token' | 'invalid_relationship' | 'limit_exceeded';
-const rejected: [input: string, code: Code, offset: number, limits?: Partial<Limits>][] = [
+export type Code = 'invalid_syntax' | 'invalid_token' | 'invalid_relationship' | 'limit_exceeded';
+export const rejected: [input: string, code: Code, offset: number, limits?: Partial<Limits>][] = [
   // Whitespace rules
   ['age gt(18)', 'invalid_syntax', 6],
   ['a eq 1and b eq 2', 'invalid_syntax', 6],
@@ -180,7 +180,16 @@ const rejected: [input: string, code: Code, offset: number, limits?: Partial<Lim
   ['not(x eq 1)', 'invalid_syntax', 3],
   ['a / b eq 1', 'invalid_syntax', 2],
   ['a /b eq 1', 'invalid_syntax', 2],
-  ['a/ b eq 1', 'invalid_syntax', 2],
+  ['a/ b eq 1', 'invalid_syntax', 1],
+  ['a/\t\tb eq 1', 'invalid_syntax', 1],
+  ['a/b/ c eq 1', 'invalid_syntax', 3],
+  ['a/b /c eq 1', 'invalid_syntax', 4],
+  ["company/ name eq 'Acme'", 'invalid_syntax', 7],
+  ["company /name eq 'Acme'", 'invalid_syntax', 8],
+  ['t/ any(o: o/x eq 1)', 'invalid_syntax', 1],
+  ['tags/any(t: t/ x eq 1)', 'invalid_syntax', 13],
+  ['tags/any(t: t /x eq 1)', 'invalid_syntax', 14],
+  ['x eq 1 and y/ z eq 2', 'invalid_syntax', 12],
   ['a eq1', 'invalid_syntax', 4],
   ['aeq 1', 'invalid_syntax', 4],
   ['x is not(null)', 'invalid_syntax', 8],
@@ -236,7 +245,7 @@ const rejected: [input: string, code: Code, offset: number, limits?: Partial<Lim
   ['()', 'invalid_syntax', 1],
   ['not', 'invalid_syntax', 3],
   ['not x', 'invalid_syntax', 5],
-  ['x/ eq 1', 'invalid_syntax', 2],
+  ['x/ eq 1', 'invalid_syntax', 1],
   ['x eq 1 -2', 'invalid_syntax', 7],
   ["x eq 1 'oops", 'invalid_syntax', 7],
   ['x eq 1x', 'invalid_syntax', 6],
@@ -356,10 +365,12 @@ function indexOfByte(text: string, offset: number): number {
 // Messages and size
 // ---------------------------------------------------------------------------------------------------------------
 
-const messages: [input: string, message: string][] = [
+export const messages: [input: string, message: string][] = [
   ['age gt(18)', "expected whitespace before '('"],
   ['a / b eq 1', "whitespace is not allowed before '/'"],
   ['a/ b eq 1', "whitespace is not allowed after '/'"],
+  ['t/ any(o: o/x eq 1)', "whitespace is not allowed after '/'"],
+  ['t /any(o: o/x eq 1)', "whitespace is not allowed before '/'"],
   ['x eq null', "null is not a literal: write 'is null' or 'is not null'"],
   ['x eq 1 and', 'unexpected end of input'],
   ['and eq 1', "unexpected keyword 'and'"],

@@ -96,12 +96,14 @@ const rejected: [input: Input | Record<string, unknown>, expected: Expected, lim
   ['count=true&count=true', e('invalid_parameter', 'count')],
   ['search=a&search=b', e('invalid_parameter', 'search')],
   ['offset=1&offset=1', e('invalid_parameter', 'offset')],
-  ['filter=', e('invalid_parameter', 'filter')],
-  ['sort=', e('invalid_parameter', 'sort')],
-  ['limit', e('invalid_parameter', 'limit')],
-  ['search=', e('invalid_parameter', 'search')],
-  ['cursor=', e('invalid_parameter', 'cursor')],
-  ['count=', e('invalid_parameter', 'count')],
+  ['filter=', e('invalid_parameter', 'filter', 0)],
+  ['sort=', e('invalid_parameter', 'sort', 0)],
+  ['limit', e('invalid_parameter', 'limit', 0)],
+  ['offset=', e('invalid_parameter', 'offset', 0)],
+  ['search=', e('invalid_parameter', 'search', 0)],
+  ['cursor=', e('invalid_parameter', 'cursor', 0)],
+  ['count=', e('invalid_parameter', 'count', 0)],
+  [{ filter: [''] }, e('invalid_parameter', 'filter', 0)],
   [{ filter: { price: { gt: '10' } } }, e('invalid_parameter', 'filter')],
   [{ limit: 5 }, e('invalid_parameter', 'limit')],
   [{ limit: ['1', '2'] }, e('invalid_parameter', 'limit')],
@@ -121,6 +123,8 @@ const rejected: [input: Input | Record<string, unknown>, expected: Expected, lim
   // search and query size
   ['search=abcd', e('limit_exceeded', 'search', 3), { maxSearchBytes: 3 }],
   ['search=%C3%A9%C3%A9', e('limit_exceeded', 'search', 2), { maxSearchBytes: 3 }],
+  ['search=%00', e('invalid_parameter', 'search', 0)],
+  ['search=%C3%A9x%00y', e('invalid_parameter', 'search', 3)],
   ['abc=12345678', e('limit_exceeded'), { maxQueryBytes: 10 }],
   ['a=%C3%A9%C3%A9%C3%A9%C3%A9', e('limit_exceeded'), { maxQueryBytes: 8 }],
   [{ other: 'x'.repeat(20_000) }, e('limit_exceeded')],
@@ -195,7 +199,11 @@ const sortRejected: [input: string, offset: number, limits?: Partial<Limits>][] 
   ['+a', 0],
   ['a b', 2],
   ['a /b', 2],
-  ['a/ b', 2],
+  ['a/ b', 1],
+  ['a/\tb', 1],
+  ['-a/b/ c', 4],
+  ['x, author/ name', 9],
+  ['x, author /name', 10],
   ['a//b', 2],
   ['a/', 2],
   ['a.b', 1],
@@ -220,6 +228,20 @@ for (const [input, offset] of sortRejected) {
         err.code === 'invalid_parameter' &&
         err.parameter === 'sort' &&
         err.position?.offset === offset,
+    );
+  });
+}
+
+const sortMessages: [input: string, message: string][] = [
+  ['a/ b', "whitespace is not allowed after '/'"],
+  ['a /b', "whitespace is not allowed before '/'"],
+  ['a b', "expected ',' or the end of sort, found 'b'"],
+];
+for (const [input, message] of sortMessages) {
+  test(`sort message for ${JSON.stringify(input)}`, () => {
+    assert.throws(
+      () => parseSort(input),
+      (err: unknown) => isListError(err) && err.message === message,
     );
   });
 }

@@ -6,7 +6,7 @@ import { parseFilter } from '../src/syntax/index.ts';
 import { show } from './helpers/ast.ts';
 
 /** A generated filter: its text, and the AST summary the parser must give back. */
-interface Gen {
+export interface Gen {
   readonly text: string;
   readonly ast: string;
   /** 0 = or, 1 = and, 2 = not / leaf: decides where parentheses are needed. */
@@ -54,7 +54,7 @@ function leaf(scopes: readonly string[]): fc.Arbitrary<Gen> {
 const VARIABLES = ['v', 'w', 'q'];
 const wrap = (g: Gen, min: number): string => (g.level < min ? `(${g.text})` : g.text);
 
-function expr(depth: number, scopes: readonly string[]): fc.Arbitrary<Gen> {
+export function expr(depth: number, scopes: readonly string[]): fc.Arbitrary<Gen> {
   if (depth === 0) return leaf(scopes);
   const sub = expr(depth - 1, scopes);
   const free = VARIABLES.filter((v) => !scopes.includes(v));
@@ -94,7 +94,7 @@ test('printed random filters parse back to the same tree', () => {
 });
 
 const CODES = new Set(['invalid_token', 'invalid_syntax', 'invalid_relationship', 'limit_exceeded']);
-const piece = fc.constantFrom(
+export const piece = fc.constantFrom(
   'a',
   'b/c',
   ' ',

@@ -3,14 +3,16 @@
  * from the `x-tenant` header; `listRoute` does the rest (parse, list, JSON or error response).
  */
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { createHandler } from 'graphql-http/lib/use/express';
+import { graphqlSchema } from '../../src/graphql/index.ts'; // in an application: from 'listql/graphql'
 import { listRoute } from '../../src/http/express.ts'; // in an application: from 'listql/express'
-import { createEngine, escapeLike } from '../../src/index.ts'; // in an application: from 'listql'
+import { createEngine } from '../../src/index.ts'; // in an application: from 'listql'
 import type { BookstoreORM } from './database.ts';
+import { type BookstoreEndpoint, devTools } from './dev-tools.ts';
 import { Author, Book } from './entities.ts';
 import { authorPolicy, bookPolicy } from './policies.ts';
-
-/** The tenants of the seed; a real application derives the tenant from authentication instead. */
-const TENANTS = new Set(['1', '2']);
+import { titleSearch } from './search.ts';
+import { parseTenant } from './tenants.ts';
 
 /** Build the Express application of the bookstore over an initialized ORM. */
 export function createApp(orm: BookstoreORM): Express {
@@ -21,43 +23,62 @@ export function createApp(orm: BookstoreORM): Express {
     maxLimit: 100,
     allowCount: true,
     // `search=` matches titles case-insensitively; the term is escaped and bound, never spliced into SQL.
-    search: (_ctx, qb, term) =>
-      qb.andWhere(`lower(${qb.alias}.title) like ? escape '\\'`, [`%${escapeLike(term.toLowerCase())}%`]),
+    search: titleSearch,
   });
   const authors = createEngine(orm, { policy: authorPolicy, allowCount: true });
+
+  // Each endpoint: its path, its engine, and the base scope of a request (the tenant's rows).
+  const endpoints: readonly BookstoreEndpoint[] = [
+    {
+      path: '/books',
+      engine: books,
+      scope: (req) => ({
+        base: orm.em
+          .fork()
+          .createQueryBuilder(Book, 'b')
+          .where({ tenant: tenantOf(req) }),
+      }),
+    },
+    {
+      path: '/authors',
+      engine: authors,
+      scope: (req) => ({
+        base: orm.em
+          .fork()
+          .createQueryBuilder(Author, 'a')
+          .where({ tenant: tenantOf(req) }),
+      }),
+    },
+  ];
 
   const app = express();
   app.disable('x-powered-by');
   app.use(tenantFromHeader);
-  app.get(
-    '/books',
-    listRoute(books, (req) => ({
-      base: orm.em
-        .fork()
-        .createQueryBuilder(Book, 'b')
-        .where({ tenant: tenantOf(req) }),
+  for (const { path, engine, scope } of endpoints) app.get(path, listRoute(engine, scope));
+  // The same engines and tenant scopes as GraphQL connections: POST (or GET) /graphql, e.g.
+  // { books(filter: "price gt 10", first: 5) { nodes { id title price } pageInfo { endCursor } } }
+  const graphql = graphqlSchema<{ req: Request }>({
+    endpoints: endpoints.map(({ path, engine, scope }) => ({
+      field: path.slice(1),
+      type: path === '/books' ? 'Book' : 'Author',
+      engine,
+      scope: ({ req }) => scope(req),
     })),
-  );
-  app.get(
-    '/authors',
-    listRoute(authors, (req) => ({
-      base: orm.em
-        .fork()
-        .createQueryBuilder(Author, 'a')
-        .where({ tenant: tenantOf(req) }),
-    })),
-  );
+  });
+  app.all('/graphql', createHandler({ schema: graphql, context: (req) => ({ req: req.raw }) }));
+  // Developer pages: /openapi.json, /docs, /playground, and /explain/… (SQL: for development only).
+  app.use(devTools(endpoints));
   return app;
 }
 
 /** Check `x-tenant` (default 1) before any route runs: the base scope of every query depends on it. */
 function tenantFromHeader(req: Request, res: Response, next: NextFunction): void {
-  const tenant = req.get('x-tenant') ?? '1';
-  if (!TENANTS.has(tenant)) {
+  const tenant = parseTenant(req.get('x-tenant') ?? '1');
+  if (tenant === undefined) {
     res.status(400).json({ code: 'invalid_tenant', message: 'x-tenant must be 1 or 2' });
     return;
   }
-  res.locals.tenant = Number(tenant);
+  res.locals.tenant = tenant;
   next();
 }
 

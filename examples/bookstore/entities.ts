@@ -2,6 +2,12 @@
  * The bookstore model. Every table but `tag` carries a `tenant` column, hidden from serialization (so clients
  * can neither see nor filter it); books, authors and reviews are soft-deleted through `deletedAt` and the
  * `softDelete` filter, which MikroORM turns on by default.
+ *
+ * Indexes: every list is scoped to a tenant, so each tenant table leads an index with `tenant` (then the primary
+ * key, the default order). Relation filters run correlated sub-queries that look rows up by foreign key once per
+ * outer row (`reviews/any(…)` by `review.book_id`, `books/any(…)` by `book.author_id`, `tags/any(…)` through
+ * `book_tags`), and PostgreSQL creates no index for a foreign key by itself: each such column gets one here.
+ * `engine.indexes()` lists the same advice for any policy.
  */
 import { type Collection, EntitySchema } from '@mikro-orm/core';
 
@@ -42,6 +48,12 @@ export class Book {
   deletedAt?: Date | null;
 }
 
+/** The pivot of Book.tags, declared to give its `tag_id` side an index (its primary key serves `book_id`). */
+export class BookTag {
+  book!: Book;
+  tag!: Tag;
+}
+
 export class Review {
   id!: number;
   tenant!: number;
@@ -52,11 +64,12 @@ export class Review {
 }
 
 const id = { type: 'integer', primary: true, autoincrement: false } as const;
-const tenant = { type: 'integer', hidden: true, index: true } as const;
+const tenant = { type: 'integer', hidden: true } as const;
 const deletedAt = { type: 'datetime', nullable: true, hidden: true } as const;
 
 export const PublisherSchema = new EntitySchema<Publisher>({
   class: Publisher,
+  indexes: [{ properties: ['tenant', 'id'] }],
   properties: {
     id,
     tenant,
@@ -68,6 +81,7 @@ export const PublisherSchema = new EntitySchema<Publisher>({
 export const AuthorSchema = new EntitySchema<Author>({
   class: Author,
   filters: softDelete,
+  indexes: [{ properties: ['tenant', 'id'] }],
   properties: {
     id,
     tenant,
@@ -90,6 +104,8 @@ export const TagSchema = new EntitySchema<Tag>({
 export const BookSchema = new EntitySchema<Book>({
   class: Book,
   filters: softDelete,
+  // author: authors' `books/any(…)`; publisher: a publisher's books. Book's own to-one paths use the target's key.
+  indexes: [{ properties: ['tenant', 'id'] }, { properties: ['author'] }, { properties: ['publisher'] }],
   properties: {
     id,
     tenant,
@@ -99,14 +115,26 @@ export const BookSchema = new EntitySchema<Book>({
     author: { kind: 'm:1', entity: () => Author },
     publisher: { kind: 'm:1', entity: () => Publisher, nullable: true },
     reviews: { kind: '1:m', entity: () => Review, mappedBy: 'book' },
-    tags: { kind: 'm:n', entity: () => Tag, owner: true, inversedBy: 'books' },
+    tags: { kind: 'm:n', entity: () => Tag, owner: true, inversedBy: 'books', pivotEntity: () => BookTag },
     deletedAt,
+  },
+});
+
+export const BookTagSchema = new EntitySchema<BookTag>({
+  class: BookTag,
+  tableName: 'book_tags',
+  // The key (book_id, tag_id) serves `tags/any(…)` from a book; tags' `books/any(…)` looks rows up by tag_id.
+  indexes: [{ properties: ['tag'] }],
+  properties: {
+    book: { kind: 'm:1', entity: () => Book, primary: true, deleteRule: 'cascade' },
+    tag: { kind: 'm:1', entity: () => Tag, primary: true, deleteRule: 'cascade' },
   },
 });
 
 export const ReviewSchema = new EntitySchema<Review>({
   class: Review,
   filters: softDelete,
+  indexes: [{ properties: ['tenant', 'id'] }, { properties: ['book'] }],
   properties: {
     id,
     tenant,
@@ -118,4 +146,4 @@ export const ReviewSchema = new EntitySchema<Review>({
 });
 
 /** Every entity of the bookstore, for `MikroORM.init({ entities })`. */
-export const ENTITIES = [PublisherSchema, AuthorSchema, TagSchema, BookSchema, ReviewSchema];
+export const ENTITIES = [PublisherSchema, AuthorSchema, TagSchema, BookSchema, BookTagSchema, ReviewSchema];

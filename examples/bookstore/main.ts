@@ -1,23 +1,28 @@
 /**
  * The bookstore API: `npm start`. Serves `/books` and `/authors` on PORT (default 3000) over the embedded
- * SQLite file `.data/bookstore.sqlite`, created and seeded on first start, or over PostgreSQL with DATABASE_URL.
- * Prints its URL and example requests to try with curl.
+ * SQLite file `.data/bookstore.sqlite` (or BOOKSTORE_SQLITE), created and seeded on first start, or over PostgreSQL
+ * with DATABASE_URL (an existing database; BOOKSTORE_CREATE_DB=1 creates a missing one). Prints its URL and example
+ * requests to try with curl. Also serves developer pages: /playground, /docs and /openapi.json (dev-tools.ts).
  */
 import { once } from 'node:events';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
-import { openBookstore } from './database.ts';
+import { type BookstoreORM, databaseOptionsFromEnv, describeDatabase, openBookstore } from './database.ts';
 import { curlCommand, type ExampleRequest, exampleRequests, exampleUrl, TENANT_SEARCH } from './requests.ts';
+import { createBookstoreServer } from './server.ts';
 
 const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 3000);
 
-const orm = await openBookstore({
-  databaseUrl: process.env.DATABASE_URL,
-  sqliteFile: process.env.BOOKSTORE_SQLITE,
-});
-const server = createServer(createApp(orm));
+const options = databaseOptionsFromEnv();
+let orm: BookstoreORM;
+try {
+  orm = await openBookstore(options);
+} catch (err) {
+  console.error(`The bookstore cannot open its database: ${(err as Error).message}`);
+  process.exit(1);
+}
+const server = createBookstoreServer(createApp(orm));
 server.listen(port, host);
 try {
   await once(server, 'listening');
@@ -30,9 +35,9 @@ try {
 
 const { port: actual } = server.address() as AddressInfo;
 const base = `http://${host === '127.0.0.1' ? 'localhost' : host}:${actual}`;
-const where = process.env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : 'SQLite (.data/bookstore.sqlite)';
-console.log(`listql bookstore on ${where}, listening on ${base}`);
-console.log('Endpoints: GET /books, GET /authors. Tenant: header x-tenant (1 or 2, default 1).\n');
+console.log(`listql bookstore on ${describeDatabase(options)}, listening on ${base}`);
+console.log('Endpoints: GET /books, GET /authors, POST /graphql. Tenant: header x-tenant (1 or 2, default 1).');
+console.log(`Playground: ${base}/playground   API reference: ${base}/docs (${base}/openapi.json)\n`);
 
 // The cursor example continues the page before it: ask the server for that page's nextCursor.
 const firstPage = (await (await fetch(exampleUrl(base, exampleRequests('')[3] as ExampleRequest))).json()) as {

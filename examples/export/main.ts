@@ -1,104 +1,143 @@
 /**
  * Export every book matching a filter, walking keyset cursors with `items()`: constant cost per page, constant
  * memory, no offset. Writes NDJSON (or CSV with --csv) to a file or stdout, with a progress bar on stderr when
- * stderr is a terminal (the total comes from `count`).
+ * stderr is a terminal (the total comes from `count`). `--help` lists the options.
  *
  *   npm run export -- --filter "year lt 1970" --sort -year --tenant 1 --csv --out books.csv
  *
- * Uses the bookstore database: `DATABASE_URL` (PostgreSQL), else `BOOKSTORE_SQLITE` or `.data/bookstore.sqlite`
- * (created and seeded on first use).
+ * Uses the bookstore database: `DATABASE_URL` (PostgreSQL, an existing database), else `BOOKSTORE_SQLITE` or
+ * `.data/bookstore.sqlite` (created and seeded on first use). Exit codes: 0 done, 1 a failure (database down),
+ * 2 refused (bad arguments, an unwritable --out, or a request listql refuses, printed as its JSON error).
  */
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { createEngine, isListError } from '../../src/index.ts'; // in an application: from 'listql'
-import { openBookstore } from '../bookstore/database.ts';
+import { type BookstoreORM, databaseOptionsFromEnv, openBookstore } from '../bookstore/database.ts';
 import { Book } from '../bookstore/entities.ts';
 import { bookPolicy } from '../bookstore/policies.ts';
+import { titleSearch } from '../bookstore/search.ts';
+import { type ExportOptions, parseExportArgs, USAGE, UsageError } from './args.ts';
+import { csvCell, csvLine } from './csv.ts';
 
-const { values: args } = parseArgs({
-  options: {
-    filter: { type: 'string' },
-    sort: { type: 'string' },
-    search: { type: 'string' },
-    tenant: { type: 'string', default: '1' },
-    csv: { type: 'boolean', default: false },
-    out: { type: 'string' },
-    'page-size': { type: 'string', default: '500' },
-  },
+const options = readArguments();
+// A reader that stops early (`| head`) closes the pipe: that ends the export quietly, as it does for any CLI.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(0);
 });
+const out = options.out ? await openOutput(options.out) : process.stdout;
+const orm = await openDatabase();
+process.exitCode = await exportBooks(orm, options, out);
 
-const orm = await openBookstore({ databaseUrl: process.env.DATABASE_URL, sqliteFile: process.env.BOOKSTORE_SQLITE });
-const pageSize = Number(args['page-size']);
-const books = createEngine(orm, { policy: bookPolicy, maxLimit: Math.max(pageSize, 100), allowCount: true });
-const scoped = books.from(
-  orm.em
-    .fork()
-    .createQueryBuilder(Book, 'b')
-    .where({ tenant: Number(args.tenant) }),
-);
-const query: Record<string, string> = {};
-if (args.filter) query.filter = args.filter;
-if (args.sort) query.sort = args.sort;
-if (args.search) query.search = args.search;
-
-const out: Writable = args.out ? createWriteStream(args.out) : process.stdout;
-const progress = process.stderr.isTTY ? await progressBar() : undefined;
-const started = performance.now();
-let rows = 0;
-let columns: string[] | undefined;
-
-try {
-  for await (const item of scoped.items(query, {}, { pageSize })) {
-    let line: string;
-    if (args.csv) {
-      if (!columns) {
-        columns = Object.keys(item);
-        await write(`${columns.map(csvCell).join(',')}\n`);
-      }
-      line = `${columns.map((c) => csvCell(item[c])).join(',')}\n`;
-    } else line = `${JSON.stringify(item)}\n`;
-    await write(line);
-    rows++;
-    if (progress && rows % 1000 === 0) progress(rows);
+/** Read the command line; print the help, or a one-line error and the usage (exit code 2), and stop. */
+function readArguments(): ExportOptions {
+  let parsed: ExportOptions;
+  try {
+    parsed = parseExportArgs(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`export: ${err.message}\n\n${USAGE}\n`);
+    process.exit(2);
   }
-  progress?.(rows);
-} catch (err) {
-  if (!isListError(err)) throw err;
-  process.stderr.write(`\nexport refused: ${JSON.stringify(err)}\n`);
-  process.exitCode = 2;
-} finally {
-  if (out !== process.stdout) {
-    out.end();
-    await once(out, 'finish');
+  if (parsed.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
   }
-  const seconds = (performance.now() - started) / 1000;
-  const peak = process.resourceUsage().maxRSS / 1024;
-  process.stderr.write(
-    `${progress ? '\n' : ''}exported ${rows} rows in ${seconds.toFixed(2)} s (${Math.round(rows / seconds)} rows/s), peak RSS ${peak.toFixed(0)} MiB\n`,
-  );
-  await orm.close();
+  return parsed;
 }
 
-/** Write with backpressure: wait for the stream to drain instead of buffering without bound. */
-async function write(text: string): Promise<void> {
-  if (!out.write(text)) await once(out, 'drain');
+/** Open `--out` before any database work; a missing folder is refused, never created (a typo would be, too). */
+async function openOutput(path: string): Promise<Writable> {
+  const stream = createWriteStream(path);
+  try {
+    await once(stream, 'open');
+    return stream;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? `folder ${dirname(path)} does not exist` : (err as Error).message;
+    process.stderr.write(`export: cannot write ${path}: ${reason}\n`);
+    process.exit(2);
+  }
 }
 
-function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+async function openDatabase(): Promise<BookstoreORM> {
+  try {
+    return await openBookstore(databaseOptionsFromEnv());
+  } catch (err) {
+    process.stderr.write(`export: cannot open the bookstore database: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
 }
 
-/** A one-line progress bar; the total is the exact count of matching rows (`count=true&limit=0` runs no data query). */
-async function progressBar(): Promise<(done: number) => void> {
-  const page = await scoped.list({ ...query, count: 'true', limit: '0' });
-  const total = page.page.count ?? 0;
-  return (done) => {
-    const width = 30;
-    const filled = total ? Math.round((width * done) / total) : width;
-    process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`);
+/** Walk the books and write them; the exit code: 0 done, 2 refused by listql, 1 failed. */
+async function exportBooks(orm: BookstoreORM, options: ExportOptions, out: Writable): Promise<number> {
+  const books = createEngine(orm, { policy: bookPolicy, allowCount: true, search: titleSearch });
+  const scoped = books.from(orm.em.fork().createQueryBuilder(Book, 'b').where({ tenant: options.tenant }));
+  const query: Record<string, string> = {};
+  if (options.filter !== undefined) query.filter = options.filter;
+  if (options.sort !== undefined) query.sort = options.sort;
+  if (options.search !== undefined) query.search = options.search;
+  const write = async (text: string) => {
+    if (!out.write(text)) await once(out, 'drain'); // backpressure: wait instead of buffering without bound
   };
+  // The CSV columns are the item's keys, known before any row: a zero-row export still gets its header.
+  const columns = options.csv ? itemKeys(orm) : undefined;
+  const header = columns ? `${columns.map(csvCell).join(',')}\n` : '';
+  const started = performance.now();
+  let rows = 0;
+  let code = 0;
+  try {
+    let progress: ((done: number) => void) | undefined;
+    if (process.stderr.isTTY) {
+      // The total is the exact count of matching rows (`count=true&limit=0` runs no data query).
+      const total = (await scoped.list({ ...query, count: 'true', limit: '0' })).page.count ?? 0;
+      progress = (done) => process.stderr.write(`\r${bar(done, total)} ${done}/${total}`);
+    }
+    for await (const item of scoped.items(query, {}, { pageSize: options.pageSize })) {
+      if (rows === 0) await write(header);
+      await write(columns ? csvLine(columns, item) : `${JSON.stringify(item)}\n`);
+      rows++;
+      if (progress && rows % 1000 === 0) progress(rows);
+    }
+    if (rows === 0) await write(header);
+    progress?.(rows);
+    const seconds = (performance.now() - started) / 1000;
+    const peak = process.resourceUsage().maxRSS / 1024;
+    process.stderr.write(
+      `${progress ? '\n' : ''}exported ${rows} rows in ${seconds.toFixed(2)} s (${Math.round(rows / seconds)} rows/s), peak RSS ${peak.toFixed(0)} MiB\n`,
+    );
+  } catch (err) {
+    const refused = isListError(err) && err.status < 500;
+    process.stderr.write(
+      refused ? `\nexport refused: ${JSON.stringify(err)}\n` : `\nexport failed: ${(err as Error).message}\n`,
+    );
+    code = refused ? 2 : 1;
+  } finally {
+    if (out !== process.stdout) {
+      out.end();
+      await once(out, 'finish');
+    }
+    await orm.close();
+  }
+  return code;
+}
+
+/**
+ * The keys of an exported item, in order: what MikroORM serializes of a Book, i.e. its visible scalars and the
+ * keys of its to-one relations (collections are not loaded, so they are not written).
+ */
+function itemKeys(orm: BookstoreORM): string[] {
+  return orm
+    .getMetadata()
+    .get(Book)
+    .props.filter((p) => !p.hidden && (p.kind === 'scalar' || p.kind === 'm:1' || (p.kind === '1:1' && p.owner)))
+    .map((p) => p.serializedName ?? p.name);
+}
+
+function bar(done: number, total: number): string {
+  const width = 30;
+  const filled = total ? Math.min(width, Math.round((width * done) / total)) : width;
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
 }

@@ -48,8 +48,10 @@ export function bindField(meta: EntityMetadata, entry: ExposedField, platform: P
   const operators = new Set<Operator>();
   let filterable = false;
   let sortable = false;
+  let selectable = true;
   for (const option of entry.options) {
     if (option.kind === 'sortable') sortable = true;
+    else if (option.kind === 'selectable') selectable = option.enabled;
     else {
       filterable = true;
       for (const op of option.operators ?? defaultOperators(shape.kind, nullable)) {
@@ -71,6 +73,7 @@ export function bindField(meta: EntityMetadata, entry: ExposedField, platform: P
     operators,
     filterable,
     sortable,
+    selectable,
     prop,
     ...(shape.kind === 'enum' ? { enumItems: Object.freeze([...(prop.items ?? [])]) } : {}),
     ...(shape.range ? { range: shape.range } : {}),

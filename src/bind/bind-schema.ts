@@ -78,12 +78,17 @@ function bindRelation(
   }
   const target = bindWith(nested, ctx, steps);
   const many = prop.kind === '1:m' || prop.kind === 'm:n';
+  if (many && entry.nullCheck)
+    throw invalidSchema(
+      `${label}: nullCheck applies to to-one relations only (a client tests a collection with not ${entry.publicName}/any(…))`,
+    );
   return Object.freeze({
     publicName: entry.publicName,
     property: prop.name,
     cardinality: many ? 'many' : 'one',
     prop,
     target,
+    nullCheck: entry.nullCheck === true,
   });
 }
 

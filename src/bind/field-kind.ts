@@ -20,6 +20,7 @@ import {
   UnknownType,
   UuidType,
 } from '@mikro-orm/core';
+import { BasePostgreSqlPlatform } from '@mikro-orm/sql';
 import type { FieldKind, Operator } from './types.ts';
 
 /** The inclusive range of values an integer type allows. */
@@ -52,24 +53,46 @@ export function mappedTypeOf(prop: EntityProperty, platform: Platform): Type<unk
   return undefined;
 }
 
+/** SQLite keeps every integer as a signed 64-bit value. */
+const INT64_MAX = (1n << 63n) - 1n;
+
+/**
+ * The range the database itself stores for an integer type: PostgreSQL has no unsigned types, so an unsigned
+ * column is the signed column of the same width (negatives still refused); SQLite integers are signed 64-bit.
+ * Literals and cursor keys are checked against this range, so no value the database would refuse reaches it.
+ */
+function storedRange(range: IntegerRange, platform: Platform): IntegerRange {
+  if (platform instanceof BasePostgreSqlPlatform && range.min === 0n) return { min: 0n, max: range.max >> 1n };
+  return range.max > INT64_MAX ? { min: range.min, max: INT64_MAX } : range;
+}
+
+/**
+ * Tell whether a float column is declared single precision (`real`, `float4`), whose range is far smaller than a
+ * double's on PostgreSQL (SQLite stores every float as a double).
+ */
+export function isSinglePrecision(prop: EntityProperty): boolean {
+  return /^(?:real|float4)$/i.test((prop.columnTypes?.[0] ?? '').trim());
+}
+
 function signedRange(bits: number, unsigned: boolean): IntegerRange {
   const b = BigInt(bits);
   return unsigned ? { min: 0n, max: (1n << b) - 1n } : { min: -(1n << (b - 1n)), max: (1n << (b - 1n)) - 1n };
 }
 
-/** Classify a scalar property by its MikroORM type (DESIGN §3); undefined means listql cannot filter or sort it. */
+/** Classify a scalar property by its MikroORM type (docs/policy.md); undefined: listql cannot filter or sort it. */
 export function scalarShapeOf(prop: EntityProperty, platform: Platform): ScalarShape | undefined {
   if (prop.array) return undefined;
   if (prop.enum || prop.nativeEnumName) return prop.items?.length ? { kind: 'enum' } : undefined;
   const type = mappedTypeOf(prop, platform);
   if (!type) return undefined;
   const unsigned = prop.unsigned === true;
+  const range = (bits: number) => storedRange(signedRange(bits, unsigned), platform);
   // MediumIntType extends IntegerType, so test it first.
-  if (type instanceof MediumIntType) return { kind: 'integer', range: signedRange(24, unsigned) };
-  if (type instanceof IntegerType) return { kind: 'integer', range: signedRange(32, unsigned) };
-  if (type instanceof SmallIntType) return { kind: 'integer', range: signedRange(16, unsigned) };
-  if (type instanceof TinyIntType) return { kind: 'integer', range: signedRange(8, unsigned) };
-  if (type instanceof BigIntType) return { kind: 'bigint', range: signedRange(64, unsigned) };
+  if (type instanceof MediumIntType) return { kind: 'integer', range: range(24) };
+  if (type instanceof IntegerType) return { kind: 'integer', range: range(32) };
+  if (type instanceof SmallIntType) return { kind: 'integer', range: range(16) };
+  if (type instanceof TinyIntType) return { kind: 'integer', range: range(8) };
+  if (type instanceof BigIntType) return { kind: 'bigint', range: range(64) };
   if (type instanceof DecimalType) return { kind: 'decimal' };
   if (type instanceof DoubleType || type instanceof FloatType) return { kind: 'float' };
   if (type instanceof BooleanType) return { kind: 'boolean' };

@@ -1,5 +1,6 @@
 import type { ParsedQuery } from '../syntax/ast.ts';
 import { resolveFilter, resolveSortTerm } from './resolve.ts';
+import { resolveFields } from './resolve-fields.ts';
 import type { BoundSchema, ResolvedFilter, ResolvedQuery, ResolvedSortTerm } from './types.ts';
 
 export type * from './types.ts';
@@ -20,5 +21,6 @@ export function resolveQuery(bound: BoundSchema, parsed: ParsedQuery): ResolvedQ
     ...(parsed.cursor === undefined ? {} : { cursor: parsed.cursor }),
     ...(parsed.count === undefined ? {} : { count: parsed.count }),
     ...(parsed.search === undefined ? {} : { search: parsed.search }),
+    ...(parsed.fields === undefined ? {} : { fields: resolveFields(bound, parsed.fields) }),
   };
 }

@@ -1,5 +1,7 @@
 import type { Platform } from '@mikro-orm/core';
+import { BasePostgreSqlPlatform } from '@mikro-orm/sql';
 import type { Literal } from '../syntax/ast.ts';
+import { isSinglePrecision } from './field-kind.ts';
 import type { BoundField } from './types.ts';
 
 /** A literal checked against a field: its database value, or why it does not fit. */
@@ -14,17 +16,24 @@ const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Longest decimal accepted after expanding an exponent: `1e999999` must not become a megabyte string. */
 const MAX_DECIMAL_DIGITS = 1000;
+/** Epoch milliseconds of 0001-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the years every dialect stores. */
+const MIN_EPOCH_MS = -62135596800000;
+const MAX_EPOCH_MS = 253402300799999;
 
 const fail = (reason: string): LiteralResult => ({ ok: false, reason });
 const ok = (value: unknown): LiteralResult => ({ ok: true, value });
 
 /**
- * Check a literal against a field's type (DESIGN §3) and convert it to the value bound as a query parameter,
+ * Check a literal against a field's type (docs/policy.md) and convert it to the value bound as a query parameter,
  * through the property's MikroORM type.
  */
 export function convertLiteral(field: BoundField, literal: Literal, platform: Platform): LiteralResult {
   const checked = toJsValue(field, literal);
   if (!checked.ok) return checked;
+  // PostgreSQL refuses a `real` beyond single precision (overflow and underflow alike) with an error, not a match.
+  const single = field.kind === 'float' && platform instanceof BasePostgreSqlPlatform && isSinglePrecision(field.prop);
+  if (single && !fitsSingle(checked.value as number))
+    return fail(`number out of range for '${field.publicName}' (single precision)`);
   try {
     return ok(toDatabaseValue(field, checked.value, platform));
   } catch {
@@ -135,6 +144,11 @@ export function normalizeDecimal(text: string): string | undefined {
   return sign + out;
 }
 
+function fitsSingle(value: number): boolean {
+  const single = Math.fround(value);
+  return Number.isFinite(single) && (single !== 0 || value === 0);
+}
+
 function daysInMonth(year: number, month: number): number {
   if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
@@ -144,7 +158,8 @@ function parseDate(text: string): readonly [number, number, number] | undefined 
   const m = DATE.exec(text);
   if (!m) return undefined;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  return mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth(y, mo) ? [y, mo, d] : undefined;
+  // Year 0000 does not exist in the calendar the databases use (PostgreSQL refuses it).
+  return y >= 1 && mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth(y, mo) ? [y, mo, d] : undefined;
 }
 
 /** Parse an RFC 3339 date-time with a required offset; refuse invalid dates and sub-millisecond digits. */
@@ -168,5 +183,6 @@ export function parseDateTime(text: string): Date | undefined {
   const out = new Date(0);
   out.setUTCFullYear(date[0], date[1] - 1, date[2]);
   out.setUTCHours(h, mi - offset, s, ms);
-  return out;
+  // An offset can push the instant out of years 0001–9999 (`0001-01-01T00:00:00+01:00`): no dialect stores it.
+  return out.getTime() >= MIN_EPOCH_MS && out.getTime() <= MAX_EPOCH_MS ? out : undefined;
 }

@@ -1,7 +1,9 @@
 import { type ErrorCode, ListError } from '../errors.ts';
+import { OPERATORS } from '../policy/options.ts';
 import type { FilterNode, Ident, Literal, Path, QuantifierNode, SortTerm, Span } from '../syntax/ast.ts';
 import { compareBetween, rewriteScale, scaleNeighbours } from './decimal-scale.ts';
 import { convertLiteral, type LiteralResult, likeLiteral, normalizeDecimal } from './literal.ts';
+import { suggestion } from './suggest.ts';
 import type {
   BoundField,
   BoundRelation,
@@ -10,10 +12,13 @@ import type {
   Operator,
   ResolvedFilter,
   ResolvedQuantifier,
+  ResolvedRelationNull,
   ResolvedSortTerm,
 } from './types.ts';
 
 type Parameter = 'filter' | 'sort';
+/** Which relations a path may name at a point: to-one (a sort path), to-many (a quantifier's own), or either. */
+type Reach = 'one' | 'many' | 'either';
 /** Active quantifier variables and the schema each ranges over. */
 type Scope = ReadonlyMap<string, BoundSchema>;
 
@@ -63,8 +68,10 @@ export function resolveFilter(bound: BoundSchema, node: FilterNode, scope: Scope
       return { kind: 'in', target, negated: node.negated, values, span: node.span };
     }
     case 'nullCheck': {
+      const missing = relationNull(bound, node, scope);
+      if (missing) return missing;
       const target = fieldPath(bound, node.path, scope, 'filter');
-      requireOperator(target, node.path, 'null', node.operatorSpan);
+      requireOperator(target, node.path, 'null', node.operatorSpan, node.negated ? 'is not null' : 'is null');
       return { kind: 'null', target, negated: node.negated, span: node.span };
     }
     case 'not':
@@ -99,19 +106,24 @@ export function resolveSortTerm(bound: BoundSchema, term: SortTerm): ResolvedSor
   return { target, direction: term.direction };
 }
 
-function requireOperator(target: FieldRef, path: Path, operator: Operator, span: Span): void {
+function requireOperator(target: FieldRef, path: Path, operator: Operator, span: Span, written?: string): void {
   const { field } = target;
   if (!field.filterable)
     throw errorAt('field_not_filterable', `field ${shown(field.publicName)} is not filterable`, 'filter', path.span);
   if (!field.operators.has(operator)) {
-    const written = operator === 'nin' ? 'not in' : operator === 'null' ? 'is null' : operator;
+    // The allowed operators as the client writes them, in the grammar's order (docs/errors.md).
+    const allowed = OPERATORS.filter((op) => field.operators.has(op)).map(writtenOperator);
     throw errorAt(
       'operator_not_allowed',
-      `operator '${written}' is not allowed on field ${shown(field.publicName)}`,
+      `operator '${written ?? writtenOperator(operator)}' is not allowed on ${shown(field.publicName)}; allowed: ${allowed.join(', ')}`,
       'filter',
       span,
     );
   }
+}
+
+function writtenOperator(operator: Operator): string {
+  return operator === 'nin' ? 'not in' : operator === 'null' ? 'is null, is not null' : operator;
 }
 
 function literalValue(field: BoundField, literal: Literal, bound: BoundSchema, like: boolean): unknown {
@@ -161,8 +173,10 @@ function pathStart(bound: BoundSchema, path: Path, scope: Scope, parameter: Para
 function toOneHops(schema: BoundSchema, segments: readonly Ident[], parameter: Parameter) {
   const hops: BoundRelation[] = [];
   let current = schema;
+  // A filter path may also name a to-many relation here (the error then says to use any/all); a sort path may not.
+  const reach: Reach = parameter === 'sort' ? 'one' : 'either';
   for (const segment of segments) {
-    const relation = relationAt(current, segment, parameter);
+    const relation = relationAt(current, segment, parameter, reach);
     if (relation.cardinality === 'many') {
       const message =
         parameter === 'sort'
@@ -176,13 +190,18 @@ function toOneHops(schema: BoundSchema, segments: readonly Ident[], parameter: P
   return { hops, schema: current };
 }
 
-function relationAt(schema: BoundSchema, segment: Ident, parameter: Parameter): BoundRelation {
+function relationAt(schema: BoundSchema, segment: Ident, parameter: Parameter, reach: Reach): BoundRelation {
   const relation = schema.relations.get(segment.name);
   if (relation) return relation;
   if (schema.fields.has(segment.name))
     throw errorAt('invalid_relationship', `${shown(segment.name)} is a field, not a relation`, parameter, segment.span);
-  // DESIGN §4: an undisclosed relation is `invalid_relationship`, worded exactly like one that does not exist.
-  throw errorAt('invalid_relationship', `unknown relationship ${shown(segment.name)}`, parameter, segment.span);
+  // An undisclosed relation is `invalid_relationship`, worded exactly like one that does not exist (docs/policy.md);
+  // the suggestion comes from the exposed relations the path could take here, so it tells nothing about the rest.
+  const usable = [...schema.relations.values()]
+    .filter((r) => reach === 'either' || r.cardinality === reach)
+    .map((r) => r.publicName);
+  const hint = suggestion(segment.name, usable);
+  throw errorAt('invalid_relationship', `unknown relationship ${shown(segment.name)}${hint}`, parameter, segment.span);
 }
 
 function fieldPath(bound: BoundSchema, path: Path, scope: Scope, parameter: Parameter): FieldRef {
@@ -198,17 +217,64 @@ function fieldPath(bound: BoundSchema, path: Path, scope: Scope, parameter: Para
         parameter,
         last.span,
       );
-    throw errorAt('unknown_field', `unknown field ${shown(last.name)}`, parameter, last.span);
+    // Hidden and non-existent names look the same: only exposed fields this parameter can use are suggested.
+    const usable = [...schema.fields.values()]
+      .filter((f) => (parameter === 'sort' ? f.sortable : f.filterable))
+      .map((f) => f.publicName);
+    throw errorAt(
+      'unknown_field',
+      `unknown field ${shown(last.name)}${suggestion(last.name, usable)}`,
+      parameter,
+      last.span,
+    );
   }
   const ref: FieldRef = { relations: hops, field, span: path.span };
   return start.variable === undefined ? ref : { ...ref, variable: start.variable };
+}
+
+/**
+ * `<path> is null` whose path ends on a relation: a to-one relation exposed with `nullCheck` tests whether its row is
+ * missing; otherwise `operator_not_allowed` (to-one) or `invalid_relationship` (to-many). Undefined for field paths.
+ */
+function relationNull(
+  bound: BoundSchema,
+  node: Extract<FilterNode, { kind: 'nullCheck' }>,
+  scope: Scope,
+): ResolvedRelationNull | undefined {
+  const start = pathStart(bound, node.path, scope, 'filter');
+  const last = start.rest[start.rest.length - 1] as Ident;
+  const { hops, schema } = toOneHops(start.schema, start.rest.slice(0, -1), 'filter');
+  const relation = schema.relations.get(last.name);
+  if (!relation) return undefined;
+  const written = node.negated ? 'is not null' : 'is null';
+  if (relation.cardinality === 'many')
+    throw errorAt(
+      'invalid_relationship',
+      `${shown(last.name)} is a to-many relation: '${written}' does not apply; write ${node.negated ? '' : 'not '}${last.name}/any(…)`,
+      'filter',
+      last.span,
+    );
+  if (!relation.nullCheck)
+    throw errorAt(
+      'operator_not_allowed',
+      `operator '${written}' is not allowed on relation ${shown(last.name)}`,
+      'filter',
+      node.operatorSpan,
+    );
+  const resolved: ResolvedRelationNull = {
+    kind: 'relationNull',
+    relations: [...hops, relation],
+    negated: node.negated,
+    span: node.span,
+  };
+  return start.variable === undefined ? resolved : { ...resolved, from: start.variable };
 }
 
 function quantifier(bound: BoundSchema, node: QuantifierNode, scope: Scope): ResolvedQuantifier {
   const start = pathStart(bound, node.path, scope, 'filter');
   const last = start.rest[start.rest.length - 1] as Ident;
   const { hops, schema } = toOneHops(start.schema, start.rest.slice(0, -1), 'filter');
-  const relation = relationAt(schema, last, 'filter');
+  const relation = relationAt(schema, last, 'filter', 'many');
   if (relation.cardinality === 'one')
     throw errorAt(
       'invalid_relationship',

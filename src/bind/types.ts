@@ -16,7 +16,7 @@ export type Operator =
   | 'nin'
   | 'null';
 
-/** Field kinds listql can filter and sort (DESIGN §3); every other MikroORM type is refused at bind. */
+/** Field kinds listql can filter and sort (docs/policy.md); every other MikroORM type is refused at bind. */
 export type FieldKind =
   | 'string'
   | 'enum'
@@ -42,6 +42,8 @@ export interface BoundField {
   readonly operators: ReadonlySet<Operator>;
   readonly filterable: boolean;
   readonly sortable: boolean;
+  /** Whether `fields=` may name it (true unless the policy says `selectable(false)`). */
+  readonly selectable: boolean;
   /** Allowed values of an enum field. */
   readonly enumItems?: readonly (string | number)[];
   /** For integer and bigint fields: the values the MikroORM type allows (integer 32-bit, smallint 16 …). */
@@ -63,6 +65,8 @@ export interface BoundRelation {
   readonly prop: EntityProperty;
   /** The nested bound schema of the target. */
   readonly target: BoundSchema;
+  /** To-one only: `relation(…, { nullCheck: true })` lets clients write `<relation> is null` / `is not null`. */
+  readonly nullCheck?: boolean;
 }
 
 /** One column of the root primary key, used for tie-breakers and cursors. */
@@ -132,6 +136,18 @@ export interface ResolvedNull {
   readonly span: Span;
 }
 
+/**
+ * `<to-one path> is null` (`negated`: `is not null`): whether the related row at the end of `relations` (to-one hops,
+ * from `from`, a variable, or the root) is missing. A row hidden by a filter (soft delete, tenant) counts as missing.
+ */
+export interface ResolvedRelationNull {
+  readonly kind: 'relationNull';
+  readonly from?: string;
+  readonly relations: readonly BoundRelation[];
+  readonly negated: boolean;
+  readonly span: Span;
+}
+
 export interface ResolvedNot {
   readonly kind: 'not';
   readonly operand: ResolvedFilter;
@@ -171,6 +187,7 @@ export type ResolvedFilter =
   | ResolvedLike
   | ResolvedIn
   | ResolvedNull
+  | ResolvedRelationNull
   | ResolvedNot
   | ResolvedAnd
   | ResolvedOr
@@ -189,6 +206,15 @@ export interface ResolvedQuery {
   readonly limit?: number;
   readonly offset?: number;
   readonly cursor?: string;
-  readonly count?: boolean;
+  /** As requested: exact (`true`) or the planner's estimate (`'estimated'`). */
+  readonly count?: boolean | 'estimated';
   readonly search?: string;
+  /** `fields`: the root fields the items carry (the primary key always, besides), in the order requested. */
+  readonly fields?: readonly SelectedField[];
+}
+
+/** A root property a request picked with `fields`: its item key and its MikroORM property name. */
+export interface SelectedField {
+  readonly publicName: string;
+  readonly property: string;
 }

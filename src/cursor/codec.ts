@@ -6,15 +6,19 @@ import { ListError } from '../errors.ts';
  */
 export type CursorKeyType = 'integer' | 'float' | 'bigint' | 'decimal' | 'string' | 'boolean' | 'timestamp' | 'date';
 
-/** The expected shape of one key: its JSON type and whether NULL may appear. */
+/** The expected shape of one key: its JSON type, whether NULL may appear, and which values its column holds. */
 export interface CursorKeySpec {
   readonly type: CursorKeyType;
   readonly nullable: boolean;
+  /** Tell whether a non-null value of the right type is one the column can hold, in the engine's own form. */
+  readonly holds?: (value: string | number | boolean) => boolean;
 }
 
 /** What a cursor must match to be accepted: the current effective sort's signature and key shapes. */
 export interface CursorExpectation {
   readonly signature: string;
+  /** The signature of a backward cursor of the same sort; without it, backward cursors are refused. */
+  readonly backwardSignature?: string;
   readonly keys: readonly CursorKeySpec[];
   readonly maxCursorBytes: number;
 }
@@ -41,8 +45,23 @@ export function encodeCursor(signature: string, keys: readonly CursorValue[]): s
   return Buffer.from(JSON.stringify({ v: 1, s: signature, k: keys }), 'utf8').toString('base64url');
 }
 
-/** Decode and strictly check a cursor token before any query runs; anything unexpected is `invalid_cursor`. */
+/** A decoded cursor: its key values, and whether it pages back (rows before it) rather than forward. */
+export interface CursorPosition {
+  readonly keys: CursorValue[];
+  readonly backward: boolean;
+}
+
+/** Decode and strictly check a forward cursor token before any query runs; anything unexpected is `invalid_cursor`. */
 export function decodeCursor(token: string, expect: CursorExpectation): CursorValue[] {
+  const { backwardSignature: _, ...forward } = expect;
+  return decodePosition(token, forward).keys;
+}
+
+/**
+ * Decode and strictly check a forward or backward cursor token before any query runs: its signature names the
+ * direction. Anything unexpected is `invalid_cursor`.
+ */
+export function decodePosition(token: string, expect: CursorExpectation): CursorPosition {
   if (Buffer.byteLength(token, 'utf8') > expect.maxCursorBytes) fail('the cursor is longer than allowed');
   if (token.length === 0 || !BASE64URL.test(token) || token.length % 4 === 1) fail('the cursor is not base64url');
   let doc: unknown;
@@ -57,12 +76,15 @@ export function decodeCursor(token: string, expect: CursorExpectation): CursorVa
   if (typeof s !== 'string' || !Array.isArray(k)) fail('the cursor is malformed');
   // Canonical form: re-encoding must give back the very same bytes (key order, spacing, number forms, padding bits).
   if (encodeCanonical(s, k) !== token) fail('the cursor is not in canonical form');
-  if (s !== expect.signature) fail('the cursor was made for another sort');
+  const backward = expect.backwardSignature !== undefined && s === expect.backwardSignature;
+  if (s !== expect.signature && !backward) fail('the cursor was made for another endpoint or sort');
   if (k.length !== expect.keys.length) fail('the cursor has the wrong number of keys');
   k.forEach((value, i) => {
-    if (!keyFits(value, expect.keys[i]!)) fail('the cursor holds a key of the wrong type');
+    const spec = expect.keys[i]!;
+    if (!keyFits(value, spec)) fail('the cursor holds a key of the wrong type');
+    if (value !== null && spec.holds && !spec.holds(value)) fail('the cursor holds a key its column cannot hold');
   });
-  return k as CursorValue[];
+  return { keys: k as CursorValue[], backward };
 }
 
 function encodeCanonical(signature: string, keys: unknown[]): string | undefined {

@@ -1,6 +1,4 @@
 import { ListError } from '../errors.ts';
-import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
-import type { Dialect } from '../plan/dialect.ts';
 
 /** Build the error a cancelled list operation rejects with: `execution_failed`, the signal's reason as cause. */
 function abortedError(signal: AbortSignal): ListError {
@@ -13,17 +11,12 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 }
 
 /**
- * Make a QueryBuilder's query stop when `signal` aborts: PostgreSQL cancels it on the server
- * (`pg_cancel_backend`); SQLite runs queries synchronously, so there the signal takes effect between queries.
+ * Run a query unless the caller has aborted; when it fails because the caller aborted, reject with the abort error
+ * instead of the driver's. With a signal, the event loop turns first, so an abort that arrived while the previous
+ * query held it (a SQLite statement runs synchronously) is seen before the next query starts.
  */
-export function abortWith(qb: AnyQueryBuilder, signal: AbortSignal | undefined, dialect: Dialect): void {
-  if (!signal) return;
-  const strategy = dialect === 'postgresql' ? 'cancel query' : 'ignore query';
-  qb.setAbortOptions({ signal, inflightQueryAbortStrategy: strategy });
-}
-
-/** Run a query; when it fails because the caller aborted, reject with the abort error instead of the driver's. */
 export async function runAbortable<T>(signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
+  if (signal) await turnEventLoop();
   throwIfAborted(signal);
   try {
     return await run();
@@ -31,4 +24,12 @@ export async function runAbortable<T>(signal: AbortSignal | undefined, run: () =
     if (signal?.aborted) throw abortedError(signal);
     throw err;
   }
+}
+
+/**
+ * Let every phase of the event loop run once (timers, I/O such as a closed client socket): two `setImmediate` hops
+ * pass through the timers and poll phases from wherever the caller is. Costs microseconds when the loop is idle.
+ */
+function turnEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }

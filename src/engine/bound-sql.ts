@@ -13,6 +13,7 @@ export interface BoundStatement {
  * statement with real parameters: `$1…$n` on PostgreSQL, `?` on SQLite. It reads placeholders the way MikroORM's
  * `platform.formatQuery()` does (`\?` is a literal `?`, arrays expand to lists, raw fragments splice in), except
  * that it skips quoted strings, quoted identifiers and comments, and it sends each value instead of inlining it.
+ * It relies on that placeholder syntax of MikroORM 7; createEngine checks it on the installed version (compat.ts).
  *
  * @example bindStatement(pg, 'select * from "p" where "p"."id" in (?) and ?? = ?', [[1, 2], 'p.name', 'x'])
  * // { sql: 'select * from "p" where "p"."id" in ($1, $2) and "p"."name" = $3', parameters: [1, 2, 'x'] }

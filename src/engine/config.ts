@@ -1,4 +1,17 @@
-import { boolean, func, instance, integer, min, object, optional, type StructError, validate } from 'superstruct';
+import {
+  boolean,
+  func,
+  instance,
+  integer,
+  literal,
+  min,
+  object,
+  optional,
+  type StructError,
+  string,
+  union,
+  validate,
+} from 'superstruct';
 import { invalidSchema } from '../errors.ts';
 import { DEFAULT_LIMITS, DEFAULT_PAGING, type Limits } from '../limits.ts';
 import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
@@ -7,6 +20,8 @@ import { Policy } from '../policy/schema.ts';
 /** What a list call may carry for the search callback; `signal` cancels the running query. */
 export interface ListContext {
   readonly signal?: AbortSignal | undefined;
+  /** This request's statement timeout in milliseconds, replacing the engine's `statementTimeout` (docs/security.md). */
+  readonly statementTimeout?: number | undefined;
   readonly [key: string]: unknown;
 }
 
@@ -22,7 +37,7 @@ export type SearchCallback<C extends ListContext = ListContext> = (
   term: string,
 ) => AnyQueryBuilder | Promise<AnyQueryBuilder>;
 
-/** The configuration of createEngine (DESIGN §1, §8); every bound is a positive integer. */
+/** The configuration of createEngine (docs/pagination.md, docs/language.md); every bound is a positive integer. */
 export interface EngineConfig<C extends ListContext = ListContext> {
   readonly policy: Policy<any>;
   /** Page size when the request gives no `limit` (default 20). */
@@ -33,11 +48,27 @@ export interface EngineConfig<C extends ListContext = ListContext> {
   readonly maxOffset?: number | undefined;
   /** Whether `count=true` is allowed (default false). */
   readonly allowCount?: boolean | undefined;
+  /**
+   * Whether `count=estimated` is allowed (default false): the database planner's row estimate, in
+   * `page.estimatedCount`, at the cost of planning only. PostgreSQL only (docs/pagination.md, Estimated counts).
+   */
+  readonly allowEstimatedCount?: boolean | undefined;
+  /**
+   * The order when the request has no `sort`: a `sort` value of the request grammar (`'-createdAt'`), checked
+   * against the policy at createEngine. The primary key still follows as the tie-breaker (docs/pagination.md).
+   */
+  readonly defaultSort?: string | undefined;
   readonly search?: SearchCallback<C> | undefined;
   /** Largest encoded cursor, in bytes (default 4096); the same as `limits.maxCursorBytes`. */
   readonly maxCursorBytes?: number | undefined;
-  /** Overrides of the request bounds of DESIGN §8. */
+  /** Overrides of the request bounds (DEFAULT_LIMITS; see docs/language.md, Limits). */
   readonly limits?: Partial<Limits> | undefined;
+  /**
+   * Longest a data or count query may run on a server database, in milliseconds (default 5000), or `false` for no
+   * limit; `ctx.statementTimeout` overrides it per request. SQLite cannot stop a running statement: there the cost
+   * budget in `limits` is the guard (docs/security.md).
+   */
+  readonly statementTimeout?: number | false | undefined;
 }
 
 /** A validated configuration with every default filled in. */
@@ -45,9 +76,17 @@ export interface EngineSettings<C extends ListContext = ListContext> {
   readonly policy: Policy<any>;
   readonly paging: { readonly defaultLimit: number; readonly maxLimit: number; readonly maxOffset: number };
   readonly allowCount: boolean;
+  readonly allowEstimatedCount: boolean;
+  /** The `defaultSort` text as given; createEngine resolves it against the bound policy. */
+  readonly defaultSort?: string;
   readonly search?: SearchCallback<C>;
   readonly limits: Limits;
+  /** Milliseconds, or undefined for no statement timeout. */
+  readonly statementTimeout?: number | undefined;
 }
+
+/** The statement timeout when the config gives none (docs/security.md, Statement timeout). */
+export const DEFAULT_STATEMENT_TIMEOUT = 5000;
 
 const positive = () => optional(min(integer(), 1));
 
@@ -64,9 +103,12 @@ const CONFIG = object({
   maxLimit: positive(),
   maxOffset: positive(),
   allowCount: optional(boolean()),
+  allowEstimatedCount: optional(boolean()),
+  defaultSort: optional(string()),
   search: optional(func()),
   maxCursorBytes: positive(),
   limits: optional(LIMITS),
+  statementTimeout: optional(union([min(integer(), 1), literal(false)])),
 });
 
 /** Validate an engine configuration and fill in defaults; throws `invalid_schema` naming the setting at fault. */
@@ -97,8 +139,13 @@ export function validateConfig<C extends ListContext>(config: EngineConfig<C>): 
     policy: config.policy,
     paging: Object.freeze(paging),
     allowCount: config.allowCount ?? false,
+    allowEstimatedCount: config.allowEstimatedCount ?? false,
+    ...(config.defaultSort === undefined ? {} : { defaultSort: config.defaultSort }),
     ...(config.search ? { search: config.search } : {}),
     limits: Object.freeze(limits as unknown as Limits),
+    ...(config.statementTimeout === false
+      ? {}
+      : { statementTimeout: config.statementTimeout ?? DEFAULT_STATEMENT_TIMEOUT }),
   });
 }
 
@@ -112,12 +159,16 @@ function describeFailure(error: StructError): string {
       return `${path} must be a positive integer`;
     case 'boolean':
       return `${path} must be true or false`;
+    case 'string':
+      return `${path} must be a string`;
     case 'func':
       return `${path} must be a function (ctx, qb, term) => qb`;
     case 'instance':
       return `${path} must be a policy built with schema()`;
     case 'object':
       return `${path} must be an object`;
+    case 'union':
+      return `${path} must be a positive integer (milliseconds) or false`;
     default:
       return `${path} is invalid`;
   }

@@ -1,8 +1,8 @@
 import type { BoundSchema, ResolvedFilter } from '../bind/types.ts';
 import { type AnyQueryBuilder, type ApplyOptions, applyFilter } from '../plan/apply-resolved.ts';
-import type { Dialect } from '../plan/dialect.ts';
-import { abortWith, runAbortable } from './abort.ts';
+import { runAbortable } from './abort.ts';
 import { executeCountOwned } from './execute.ts';
+import type { StatementGuard } from './statement-guard.ts';
 
 /**
  * Count the rows of the scope (base scope, root filters and search already on `qb`, a private copy the count
@@ -12,12 +12,24 @@ import { executeCountOwned } from './execute.ts';
 export async function countRows(
   qb: AnyQueryBuilder,
   bound: BoundSchema,
-  dialect: Dialect,
   filter: ResolvedFilter | undefined,
   options: ApplyOptions,
-  signal: AbortSignal | undefined,
+  guard: StatementGuard,
 ): Promise<number> {
+  countQuery(qb, bound, filter, options);
+  return runAbortable(guard.signal, () => executeCountOwned(qb, guard));
+}
+
+/** Narrow a copy of the scope to the filter and shape it as the count query: each root row once, no order or page. */
+export function countQuery(
+  qb: AnyQueryBuilder,
+  bound: BoundSchema,
+  filter: ResolvedFilter | undefined,
+  options: ApplyOptions,
+): AnyQueryBuilder {
   if (filter) applyFilter(qb, bound, filter, options);
-  abortWith(qb, signal, dialect);
-  return runAbortable(signal, () => executeCountOwned(qb));
+  // `count(pk, distinct)`: MikroORM wraps composite keys as `select count(*) from (select distinct …)`.
+  qb.count(undefined, true);
+  qb.limit(undefined).offset(undefined).orderBy([]);
+  return qb;
 }

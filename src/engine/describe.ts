@@ -1,7 +1,10 @@
+import { selectableNames } from '../bind/resolve-fields.ts';
 import type { BoundSchema, FieldKind, Operator } from '../bind/types.ts';
 import type { Limits } from '../limits.ts';
+import { dialectOf } from '../plan/dialect.ts';
 import { OPERATORS } from '../policy/options.ts';
 import type { EngineSettings } from './config.ts';
+import { describeItem, type ItemDescription } from './describe-item.ts';
 
 /** A public field: its name, kind, and what clients may do with it. */
 export interface FieldDescription {
@@ -12,6 +15,8 @@ export interface FieldDescription {
   /** Declared operators, in a fixed order; `nin` is written `not in`, `null` enables `is null` / `is not null`. */
   readonly operators: readonly Operator[];
   readonly sortable: boolean;
+  /** Whether `fields=` may pick it (root fields only; see `selectable` of the endpoint). */
+  readonly selectable: boolean;
   /** Enum fields only: the values a literal may take. */
   readonly values?: readonly (string | number)[];
 }
@@ -20,6 +25,8 @@ export interface FieldDescription {
 export interface RelationDescription {
   readonly name: string;
   readonly cardinality: 'one' | 'many';
+  /** Present (true) when clients may write `<name> is null` / `is not null` (`relation(…, { nullCheck: true })`). */
+  readonly nullCheck?: true;
   readonly schema: SchemaDescription;
 }
 
@@ -31,29 +38,59 @@ export interface SchemaDescription {
 
 /** The public description of an endpoint: what describe() returns and toOpenAPI() reads. */
 export interface EngineDescription extends SchemaDescription {
+  /** The order used when a request has no `sort` (engine option `defaultSort`), as a `sort` value; then the key. */
+  readonly defaultSort?: string;
+  /** The names `fields=` accepts: the primary key's (always in items), then every selectable field's. */
+  readonly selectable: readonly string[];
   readonly capabilities: {
     readonly count: boolean;
+    /** `count=estimated`: enabled (`allowEstimatedCount`) and available on this database (PostgreSQL). */
+    readonly estimatedCount: boolean;
     readonly search: boolean;
     readonly cursor: true;
+    /** Pages carry `prevCursor`, which pages back (see docs/pagination.md). */
+    readonly backward: true;
     readonly offset: true;
   };
   readonly limits: Limits & {
     readonly defaultLimit: number;
     readonly maxLimit: number;
     readonly maxOffset: number;
+    /** Milliseconds a data or count query may run on a server database; absent when the engine sets none. */
+    readonly statementTimeout?: number;
   };
+  /** The JSON shape of each item: every serialized property under its public key (see docs/openapi.md). */
+  readonly item: ItemDescription;
 }
 
 /**
  * Describe an engine's endpoint as detached, frozen plain data: public names, kinds, operators, sortability,
- * relations with their nested descriptions, capabilities and effective limits. It names no table, column or
- * property: only what clients already see.
+ * relations with their nested descriptions, capabilities, effective limits and the item shape. It names no table or
+ * column, and no property a client does not already see in the items.
  */
-export function describeEngine(bound: BoundSchema, settings: EngineSettings<any>): EngineDescription {
+export function describeEngine(
+  bound: BoundSchema,
+  settings: EngineSettings<any>,
+  defaultSort?: string,
+): EngineDescription {
   return deepFreeze({
     ...describeSchema(bound),
-    capabilities: { count: settings.allowCount, search: settings.search !== undefined, cursor: true, offset: true },
-    limits: { ...settings.paging, ...settings.limits },
+    ...(defaultSort === undefined ? {} : { defaultSort }),
+    selectable: [...selectableNames(bound)],
+    capabilities: {
+      count: settings.allowCount,
+      estimatedCount: settings.allowEstimatedCount && dialectOf(bound.platform) === 'postgresql',
+      search: settings.search !== undefined,
+      cursor: true,
+      backward: true,
+      offset: true,
+    },
+    limits: {
+      ...settings.paging,
+      ...settings.limits,
+      ...(settings.statementTimeout === undefined ? {} : { statementTimeout: settings.statementTimeout }),
+    },
+    item: describeItem(bound.meta, bound.platform),
   });
 }
 
@@ -66,11 +103,17 @@ function describeSchema(bound: BoundSchema): SchemaDescription {
       filterable: f.filterable,
       operators: OPERATORS.filter((op) => f.operators.has(op)),
       sortable: f.sortable,
+      selectable: f.selectable,
     };
     return f.enumItems ? { ...described, values: [...f.enumItems] } : described;
   });
   const relations = [...bound.relations.values()].map(
-    (r): RelationDescription => ({ name: r.publicName, cardinality: r.cardinality, schema: describeSchema(r.target) }),
+    (r): RelationDescription => ({
+      name: r.publicName,
+      cardinality: r.cardinality,
+      ...(r.nullCheck ? { nullCheck: true as const } : {}),
+      schema: describeSchema(r.target),
+    }),
   );
   return { fields, relations };
 }

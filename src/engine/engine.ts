@@ -1,19 +1,26 @@
 import type { EntityManager, FilterOptions, MikroORM } from '@mikro-orm/core';
-import { invalidSchema } from '../errors.ts';
-import { isReservedAlias } from '../plan/alias.ts';
+import { primaryKeyShapes } from '../cursor/key-shape.ts';
+import type { KeyContext } from '../cursor/keys.ts';
+import { asListError, invalidSchema } from '../errors.ts';
 import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
 import { dialectOf } from '../plan/dialect.ts';
+import type { Policy } from '../policy/schema.ts';
 import type { QueryValues } from '../syntax/parameters.ts';
 import { parseHTTP } from '../syntax/params.ts';
+import { checkBoundExecution } from './compat.ts';
 import { type EngineConfig, type ListContext, validateConfig } from './config.ts';
+import { resolveDefaultSort } from './default-sort.ts';
 import { describeEngine, type EngineDescription } from './describe.ts';
+import { LIST_EDGES, listEdges } from './edges.ts';
+import type { Explanation } from './explain.ts';
 import { adviseIndexes, type IndexAdvice } from './indexes.ts';
+import type { ListItem } from './item-type.ts';
 import { compileItemWriter } from './item-writer.ts';
 import { type IterateOptions, iterateItems, iteratePages } from './iterate.ts';
-import { primaryKeyShapes } from './key-shape.ts';
-import type { KeyContext } from './keys.ts';
 import { listPage, type Page, type Scope } from './list.ts';
-import type { Item } from './serialize.ts';
+import { openListing } from './listing.ts';
+import { type Item, serializeRows } from './serialize.ts';
+import { checkedItemWriter, entityRows } from './writer-check.ts';
 
 /** A request's query: what fromQueryString() returns, URLSearchParams, or a raw query string. */
 export type QueryInput = QueryValues | URLSearchParams | string;
@@ -28,19 +35,28 @@ export interface FromOptions {
 }
 
 /** An engine bound to one base scope: every query it runs stays inside that scope. */
-export interface ScopedEngine<C extends ListContext = ListContext> {
-  /** List one page: `{ items, page: { limit, offset, hasMore, nextCursor?, count? } }`; throws ListError. */
-  list(query: QueryInput, ctx?: C): Promise<Page>;
+export interface ScopedEngine<C extends ListContext = ListContext, I = Item> {
+  /** List one page: `{ items, page: { limit, offset, hasMore, nextCursor?, count?, estimatedCount? } }`; throws ListError. */
+  list(query: QueryInput, ctx?: C): Promise<Page<I>>;
   /** Walk every page by following `nextCursor`, with a constant page size and never offset. */
-  pages(query: QueryInput, ctx?: C, options?: IterateOptions): AsyncGenerator<Page, void, undefined>;
+  pages(query: QueryInput, ctx?: C, options?: IterateOptions): AsyncGenerator<Page<I>, void, undefined>;
   /** Walk every item, page by page, as pages() does. */
-  items(query: QueryInput, ctx?: C, options?: IterateOptions): AsyncGenerator<Item, void, undefined>;
+  items(query: QueryInput, ctx?: C, options?: IterateOptions): AsyncGenerator<I, void, undefined>;
+  /**
+   * Build the SQL and parameters list() would send for this request (the data query, and the count query with
+   * `count=true`), after the same checks, and run nothing. For logs, tests and developer tools: it shows table
+   * and column names, so do not send it to clients of a production API.
+   */
+  explain(query: QueryInput, ctx?: C): Promise<Explanation>;
 }
 
-/** A list endpoint: immutable, built once at start-up, safe to share across concurrent requests. */
-export interface Engine<C extends ListContext = ListContext> {
+/**
+ * A list endpoint: immutable, built once at start-up, safe to share across concurrent requests. `I` is the item
+ * type (`ListItem` of the policy's entity when createEngine can see it).
+ */
+export interface Engine<C extends ListContext = ListContext, I = Item> {
   /** Scope the engine to the caller's QueryBuilder (tenant, authorization): its where, joins, selection and distinct stay; its order is replaced. */
-  from(qb: AnyQueryBuilder, options?: FromOptions): ScopedEngine<C>;
+  from(qb: AnyQueryBuilder, options?: FromOptions): ScopedEngine<C, I>;
   /** Describe the endpoint publicly: fields, operators, sortability, relations, capabilities and limits. */
   describe(): EngineDescription;
   /**
@@ -58,24 +74,33 @@ export interface Engine<C extends ListContext = ListContext> {
  * const page = await books.from(em.createQueryBuilder(Book, 'b').where({ tenant })).list(req.url);
  * // select "b".*, … from "book" as "b" where "b"."tenant" = $1 order by "b"."id" asc limit $2
  */
-export function createEngine<C extends ListContext = ListContext>(
+export function createEngine<C extends ListContext = ListContext, P extends Policy<any> = Policy>(
   orm: MikroORM | EntityManager,
-  config: EngineConfig<C>,
-): Engine<C> {
+  config: EngineConfig<C> & { readonly policy: P },
+): Engine<C, PolicyItem<P>> {
   if (typeof orm !== 'object' || orm === null || !('em' in orm || 'getPlatform' in orm))
     throw invalidSchema('createEngine needs a MikroORM instance or an EntityManager');
   const settings = validateConfig(config);
   const em: EntityManager = 'getPlatform' in orm ? orm : orm.em;
   const bound = settings.policy.bind(em);
+  const defaultSort =
+    settings.defaultSort === undefined ? undefined : resolveDefaultSort(bound, settings.defaultSort, settings.limits);
   const keys: KeyContext = Object.freeze({
     bound,
     dialect: dialectOf(bound.platform),
     primaryKey: primaryKeyShapes(bound),
     plans: new Map(),
   });
-  // Items are written straight from rows when the entity's serialized form provably needs no hydration.
-  const writer = compileItemWriter(em, bound.meta);
-  const description = describeEngine(bound, settings);
+  // Refuse at start-up when the installed MikroORM no longer compiles or runs SQL as bound execution expects (and
+  // start the execution-path check every query awaits): never fall back to values inlined into SQL. See compat.ts.
+  checkBoundExecution(em, bound.meta);
+  // Items are written straight from rows when the entity's serialized form provably needs no hydration; the first
+  // page is checked against serialize() itself, so a MikroORM whose serialize() changed gets hydration instead.
+  const compiled = compileItemWriter(em, bound.meta);
+  const writer =
+    compiled &&
+    checkedItemWriter(compiled, (rows) => serializeRows(em, bound.meta.class, entityRows(rows, bound.meta)));
+  const description = describeEngine(bound, settings, defaultSort?.text);
 
   const from = (qb: AnyQueryBuilder, options: FromOptions = {}): ScopedEngine<C> => {
     checkBase(qb, bound.meta.className);
@@ -88,20 +113,40 @@ export function createEngine<C extends ListContext = ListContext>(
       writer,
       base: qb.clone(),
       filters: options.filters,
+      defaultSort: defaultSort?.terms,
     });
     const parse = (query: QueryInput) => parseHTTP(query, { limits: settings.limits });
     // Errors surface as rejections (and from the first next()), never as synchronous throws: the walks parse inside
     // their generators, which are returned as they are (one generator layer per item, not two).
     return Object.freeze({
-      list: async (query: QueryInput, ctx?: C) => listPage(scope, parse(query), ctx ?? ({} as C)),
+      list: (query: QueryInput, ctx?: C) => listErrorsOnly(() => listPage(scope, parse(query), ctx ?? ({} as C))),
       pages: (query: QueryInput, ctx?: C, opts?: IterateOptions) =>
         iteratePages(scope, () => parse(query), ctx ?? ({} as C), opts),
       items: (query: QueryInput, ctx?: C, opts?: IterateOptions) =>
         iterateItems(scope, () => parse(query), ctx ?? ({} as C), opts),
+      explain: (query: QueryInput, ctx?: C) =>
+        listErrorsOnly(async () => (await openListing(scope, parse(query), ctx ?? ({} as C), false)).explain()),
+      // For adapters that need a cursor per item (listql/graphql); not part of the public interface.
+      [LIST_EDGES]: (query: QueryInput, ctx?: C) =>
+        listErrorsOnly(() => listEdges(scope, parse(query), ctx ?? ({} as C))),
     });
   };
   const advice = Object.freeze(adviseIndexes(bound, keys.dialect, em.getMetadata()));
-  return Object.freeze({ from, describe: () => description, indexes: () => advice });
+  // Items are typed from the entity (ListItem) only at this boundary: the engine itself handles plain records.
+  const engine: Engine<C> = Object.freeze({ from, describe: () => description, indexes: () => advice });
+  return engine as Engine<C, any>;
+}
+
+/** The item type of a policy's engine: `ListItem` of its entity (a union of them for a union of policies). */
+export type PolicyItem<P> = P extends Policy<infer T> ? ListItem<T> : never;
+
+/** Run a list operation so that whatever it throws reaches the caller as a ListError (see asListError). */
+async function listErrorsOnly<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw asListError(err);
+  }
 }
 
 function checkBase(qb: AnyQueryBuilder, className: string): void {
@@ -110,6 +155,4 @@ function checkBase(qb: AnyQueryBuilder, className: string): void {
   const root = qb.mainAlias.meta?.className;
   if (root !== className)
     throw invalidSchema(`from(): the base scope selects ${String(root)}, the engine's policy is for ${className}`);
-  if (isReservedAlias(qb.alias))
-    throw invalidSchema(`from(): the base scope's alias '${qb.alias}' lies in listql's reserved namespace (lq<n>)`);
 }

@@ -2,42 +2,86 @@ import { isRaw } from '@mikro-orm/core';
 import type { QueryBuilder } from '@mikro-orm/sql';
 import { CompiledQuery } from 'kysely';
 import { isListError, ListError } from '../errors.ts';
+import { dialectOf } from '../plan/dialect.ts';
 import { bindStatement } from './bound-sql.ts';
+import { checkExecutionRoute } from './compat.ts';
 import { type ConnectionExecute, type ConnectionInternals, connectionOf, useConnection } from './internals.ts';
+import { guardedQuery, type StatementGuard, statementGuard } from './statement-guard.ts';
+
+/** Options of execute() and executeCount(): none by default (the application owns execution on this path). */
+export interface ExecuteOptions {
+  /** Cancel the query: on PostgreSQL it is cancelled on the server. */
+  readonly signal?: AbortSignal | undefined;
+  /** On PostgreSQL, stop the query after this many milliseconds with `query_timeout` (docs/security.md). */
+  readonly statementTimeout?: number | undefined;
+}
 
 /**
  * Run a QueryBuilder with real server-side parameters; rows keyed by property name, as qb.execute('all') gives.
  * MikroORM's own `qb.execute()` splices every value into the SQL text; this sends them as bound parameters.
  *
- * @example await execute(apply(base, bound, parseHTTP({ filter: "name eq 'x'" })))
+ * @example await execute(apply(base, bound, parseHTTP({ filter: "name eq 'x'" })), { statementTimeout: 5000 })
  * // server receives: select "p".* from "product" as "p" where ("p"."name" = $1) … with parameters ['x', …]
  */
-export async function execute<T = Record<string, unknown>>(qb: QueryBuilder<any>): Promise<T[]> {
-  return executeOwned<T>(qb.clone());
+export async function execute<T = Record<string, unknown>>(
+  qb: QueryBuilder<any>,
+  options?: ExecuteOptions,
+): Promise<T[]> {
+  return executeOwned<T>(qb.clone(), guardOf(options));
 }
 
-/** Run a QueryBuilder as execute() does, without copying it first: for a private builder that is used once. */
-export async function executeOwned<T = Record<string, unknown>>(qb: QueryBuilder<any>): Promise<T[]> {
-  return failSafely(() => withBoundParameters(qb).execute<T[]>('all'));
+/**
+ * Run a QueryBuilder as execute() does, without copying it first: for a private builder that is used once. `guard`
+ * bounds the statement (abort signal, statement timeout; see statement-guard.ts).
+ */
+export async function executeOwned<T = Record<string, unknown>>(
+  qb: QueryBuilder<any>,
+  guard?: StatementGuard,
+): Promise<T[]> {
+  return failSafely(async () => {
+    await checkExecutionRoute(qb);
+    return withBoundParameters(qb, guard).execute<T[]>('all');
+  });
 }
 
 /**
  * Count the root rows a QueryBuilder selects (each root row once), with real server-side parameters.
  * Sort, limit and offset are ignored; joins and `distinct` of the base scope cannot inflate the count.
  */
-export async function executeCount(qb: QueryBuilder<any>): Promise<number> {
-  return executeCountOwned(qb.clone());
+export async function executeCount(qb: QueryBuilder<any>, options?: ExecuteOptions): Promise<number> {
+  return executeCountOwned(qb.clone(), guardOf(options));
+}
+
+function guardOf(options: ExecuteOptions | undefined): StatementGuard | undefined {
+  if (options?.signal === undefined && options?.statementTimeout === undefined) return undefined;
+  return statementGuard({}, options);
 }
 
 /** Count as executeCount() does, without copying the QueryBuilder first: for a private builder that is used once. */
-export async function executeCountOwned(counter: QueryBuilder<any>): Promise<number> {
+export async function executeCountOwned(counter: QueryBuilder<any>, guard?: StatementGuard): Promise<number> {
   return failSafely(async () => {
+    await checkExecutionRoute(counter);
     // `count(pk, distinct)`: MikroORM wraps composite keys as `select count(*) from (select distinct …)`.
     counter.count(undefined, true);
     counter.limit(undefined).offset(undefined).orderBy([]);
-    const row = await withBoundParameters(counter).execute<{ count?: unknown } | undefined>('get', false);
+    const row = await withBoundParameters(counter, guard).execute<{ count?: unknown } | undefined>('get', false);
     // PostgreSQL returns counts as strings (bigint); SQLite as numbers.
     return Number(row?.count ?? 0);
+  });
+}
+
+/**
+ * Run a private QueryBuilder's statement behind `prefix` (such as `explain (format json) `), bound and guarded like
+ * any other statement; rows as the driver returns them, unmapped.
+ */
+export async function executePrefixedOwned(
+  qb: QueryBuilder<any>,
+  prefix: string,
+  guard?: StatementGuard,
+): Promise<Record<string, unknown>[]> {
+  return failSafely(async () => {
+    await checkExecutionRoute(qb);
+    return withBoundParameters(qb, guard, prefix).execute<Record<string, unknown>[]>('all', false);
   });
 }
 
@@ -45,6 +89,7 @@ async function failSafely<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
+    // A ListError (query_timeout among them) passes through as it is.
     if (isListError(err)) throw err;
     throw new ListError('execution_failed', 'the query failed', { cause: err });
   }
@@ -54,10 +99,10 @@ async function failSafely<T>(run: () => Promise<T>): Promise<T> {
  * Let a QueryBuilder keep doing everything `execute()` does (replica choice, transaction context, row-level
  * session context, caching, logging, row mapping), but hand its SQL to a connection that binds parameters.
  */
-function withBoundParameters<Q extends QueryBuilder<any>>(qb: Q): Q {
+function withBoundParameters<Q extends QueryBuilder<any>>(qb: Q, guard: StatementGuard | undefined, prefix = ''): Q {
   const connection = connectionOf(qb);
   const execute: ConnectionExecute = (query, params, method, ctx, loggerContext) =>
-    executeBound(connection, query, params, method ?? 'all', ctx, loggerContext);
+    executeBound(connection, query, params, method ?? 'all', ctx, loggerContext, guard, prefix);
   const bound = new Proxy(connection, {
     get(target, key) {
       if (key === 'execute') return execute;
@@ -77,6 +122,8 @@ async function executeBound(
   method: 'all' | 'get' | 'run',
   ctx: Parameters<ConnectionExecute>[3],
   loggerContext: Record<string, unknown> = {},
+  guard?: StatementGuard,
+  prefix = '',
 ): Promise<unknown> {
   let sql: unknown = query;
   let values: unknown = params ?? [];
@@ -87,7 +134,7 @@ async function executeBound(
   if (typeof sql !== 'string' || !Array.isArray(values)) throw new Error('listql: unexpected query shape');
   await connection.ensureConnection();
   const onQuery = connection.config.get('onQuery') as (sql: string, params: readonly unknown[]) => string;
-  const statement = bindStatement(connection.getPlatform(), onQuery(sql, values), values);
+  const statement = bindStatement(connection.getPlatform(), prefix + onQuery(sql, values), values);
   const { signal, inflightQueryAbortStrategy, ...logContext } = loggerContext;
   const abort =
     signal == null && inflightQueryAbortStrategy == null ? undefined : { signal, inflightQueryAbortStrategy };
@@ -96,7 +143,9 @@ async function executeBound(
     statement.sql,
     async () => {
       const compiled = CompiledQuery.raw(statement.sql, [...statement.parameters]);
-      const res = await client.executeQuery(compiled, abort as Parameters<typeof client.executeQuery>[1]);
+      const res = guard
+        ? await guardedQuery(dialectOf(connection.getPlatform()), connection.getClient(), client, compiled, guard)
+        : await client.executeQuery(compiled, abort as Parameters<typeof client.executeQuery>[1]);
       return connection.transformRawResult(res, method);
     },
     { ...logContext, query: statement.sql, params: statement.parameters },

@@ -3,7 +3,8 @@ import type { Kysely, QueryBuilder } from '@mikro-orm/sql';
 
 /**
  * The members of MikroORM 7's SQL connection that bound execution relies on. Some are `protected` in its typings;
- * they are named here, in one place, so a MikroORM upgrade that moves them fails in one file.
+ * they are named here, in one place, so a MikroORM upgrade that moves them fails in one file, and createEngine
+ * checks that they exist and that QueryBuilder.execute() still runs through them (compat.ts).
  */
 export interface ConnectionInternals {
   readonly config: Configuration;

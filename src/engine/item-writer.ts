@@ -14,6 +14,8 @@ export type Row = Record<string, unknown>;
 /**
  * Writes list items straight from mapped rows, giving what MikroORM's `serialize()` gives for the same rows
  * hydrated by `em.map()`: one call per page; `undefined` when a row holds something only hydration can answer.
+ * It mirrors serialize() and the hydrator as of MikroORM 7.2 (key order, hidden and `_` properties, custom types,
+ * reference keys); the engine compares its first page with serialize() itself (writer-check.ts) before trusting it.
  */
 export type ItemWriter = (rows: readonly Row[]) => Row[] | undefined;
 

@@ -1,4 +1,4 @@
-import { invalidParameter, ListError } from '../errors.ts';
+import { asListError, invalidParameter, ListError } from '../errors.ts';
 import type { ParsedQuery } from '../syntax/ast.ts';
 import type { ListContext } from './config.ts';
 import { type Page, pageOf, type Scope } from './list.ts';
@@ -34,6 +34,21 @@ export async function* iteratePages<C extends ListContext>(
   options: IterateOptions = {},
   defaultPageSize?: number,
 ): AsyncGenerator<Page, void, undefined> {
+  try {
+    yield* walkPages(scope, parse, ctx, options, defaultPageSize);
+  } catch (err) {
+    // One layer per page, not per item: whatever the walk throws reaches the consumer as a ListError.
+    throw asListError(err);
+  }
+}
+
+async function* walkPages<C extends ListContext>(
+  scope: Scope<C>,
+  parse: () => ParsedQuery,
+  ctx: C,
+  options: IterateOptions,
+  defaultPageSize: number | undefined,
+): AsyncGenerator<Page, void, undefined> {
   const parsed = parse();
   if (parsed.offset !== undefined)
     throw invalidParameter('offset', 'pages() and items() follow cursors and never use offset');
@@ -50,7 +65,8 @@ export async function* iteratePages<C extends ListContext>(
     size,
   );
   let data = await listing.fetch(listing.after);
-  yield pageOf(listing.paging, data, listing.resolved.count ? await listing.count() : undefined);
+  const count = listing.resolved.count ? await listing.count() : undefined;
+  yield pageOf(listing.paging, data, count, listing.resolved.count === 'estimated');
   while (data.nextKeys !== undefined) {
     data = await listing.fetch(data.nextKeys);
     yield pageOf(listing.paging, data, undefined);

@@ -1,21 +1,27 @@
 import type { EntityManager, FilterOptions } from '@mikro-orm/core';
-import type { BoundSchema } from '../bind/types.ts';
+import type { BoundSchema, ResolvedSortTerm } from '../bind/types.ts';
+import type { KeyContext } from '../cursor/keys.ts';
 import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
 import type { ParsedQuery } from '../syntax/ast.ts';
 import type { EngineSettings, ListContext } from './config.ts';
 import type { ItemWriter } from './item-writer.ts';
-import type { KeyContext } from './keys.ts';
 import { openListing } from './listing.ts';
 import type { Item } from './serialize.ts';
 
-/** Paging facts of one page (spec §2.4); `count` only when the request asked for it. */
+/** Paging facts of one page (see docs/pagination.md); `count` only when the request asked for it. */
 export interface PageInfo {
   readonly limit: number;
   readonly offset: number;
+  /** More rows follow this page; on a backward page (one requested with a prevCursor), more rows precede it. */
   readonly hasMore: boolean;
-  /** Continues after the last item; present whenever `hasMore`, offset pages included. */
+  /** Continues after the last item: whenever `hasMore` on a forward page; on a backward page, whenever it has items. */
   readonly nextCursor?: string;
+  /** Pages back from the first item: on a page after an offset or a cursor, and on a backward page with `hasMore`. */
+  readonly prevCursor?: string;
+  /** `count=true` only: the exact number of matching rows. */
   readonly count?: number;
+  /** `count=estimated` only: the database planner's estimate of that number (docs/pagination.md). */
+  readonly estimatedCount?: number;
 }
 
 /** A list response: the page's items and its paging facts. */
@@ -35,6 +41,8 @@ export interface Scope<C extends ListContext> {
   readonly writer?: ItemWriter | undefined;
   readonly base: AnyQueryBuilder;
   readonly filters?: FilterOptions | undefined;
+  /** The engine's `defaultSort`, resolved: the request's keys when it has no `sort`. */
+  readonly defaultSort?: readonly ResolvedSortTerm[] | undefined;
 }
 
 /**
@@ -44,16 +52,22 @@ export interface Scope<C extends ListContext> {
  */
 export async function listPage<C extends ListContext>(scope: Scope<C>, parsed: ParsedQuery, ctx: C): Promise<Page> {
   const listing = await openListing(scope, parsed, ctx, false);
-  const data = await listing.fetch(listing.after);
+  const data = await listing.fetch(listing.after, { backward: listing.backward });
   const count = listing.resolved.count ? await listing.count() : undefined;
-  return pageOf(listing.paging, data, count);
+  return pageOf(listing.paging, data, count, listing.resolved.count === 'estimated');
 }
 
 /** Assemble the response of one page. */
 export function pageOf(
   paging: { readonly limit: number; readonly offset?: number },
-  data: { readonly items: Item[]; readonly hasMore: boolean; readonly nextCursor?: string },
+  data: {
+    readonly items: Item[];
+    readonly hasMore: boolean;
+    readonly nextCursor?: string;
+    readonly prevCursor?: string;
+  },
   count: number | undefined,
+  estimated = false,
 ): Page {
   return {
     items: data.items,
@@ -62,7 +76,8 @@ export function pageOf(
       offset: paging.offset ?? 0,
       hasMore: data.hasMore,
       ...(data.nextCursor === undefined ? {} : { nextCursor: data.nextCursor }),
-      ...(count === undefined ? {} : { count }),
+      ...(data.prevCursor === undefined ? {} : { prevCursor: data.prevCursor }),
+      ...(count === undefined ? {} : estimated ? { estimatedCount: count } : { count }),
     },
   };
 }

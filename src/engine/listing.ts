@@ -1,42 +1,61 @@
 import { QueryFlag } from '@mikro-orm/sql';
+import { publicNameOf } from '../bind/bind-field.ts';
+import { checkBudget } from '../bind/cost.ts';
 import { resolveQuery } from '../bind/index.ts';
-import type { BoundRelation, ResolvedQuery } from '../bind/types.ts';
-import { type CursorValue, decodeCursor } from '../cursor/codec.ts';
-import { invalidParameter } from '../errors.ts';
-import { type AnyQueryBuilder, type ApplyOptions, planInPlace } from '../plan/apply-resolved.ts';
-import { prepareFilters, reachesRelation } from '../plan/filters.ts';
-import { keysetBranches, keysetPredicate } from '../plan/keyset.ts';
-import { effectiveSort } from '../plan/order.ts';
-import { type Paging, resolvePaging } from '../plan/paging.ts';
-import type { ParsedQuery } from '../syntax/ast.ts';
-import { abortWith, runAbortable, throwIfAborted } from './abort.ts';
-import type { ListContext } from './config.ts';
-import { countRows } from './count.ts';
-import { executeOwned } from './execute.ts';
-import { connectionOf, inTransaction, useConnection } from './internals.ts';
+import type { BoundRelation, BoundSchema, ResolvedQuery, SelectedField } from '../bind/types.ts';
+import { type CursorValue, decodePosition } from '../cursor/codec.ts';
 import {
   type CursorKey,
   type CursorPlan,
   cursorAfter,
+  cursorBefore,
   cursorPlanFor,
   dropKeys,
   keysetColumns,
   selectKeys,
   takeKeys,
-} from './keys.ts';
+} from '../cursor/keys.ts';
+import { invalidParameter } from '../errors.ts';
+import { type AnyQueryBuilder, type ApplyOptions, planInPlace } from '../plan/apply-resolved.ts';
+import { applyRootFilters, prepareFilters, reachesRelation } from '../plan/filters.ts';
+import { keysetBranches, keysetPredicate } from '../plan/keyset.ts';
+import { effectiveSort, mirrorSort, orderByOf } from '../plan/order.ts';
+import { type Paging, resolvePaging } from '../plan/paging.ts';
+import type { ParsedQuery } from '../syntax/ast.ts';
+import { runAbortable, throwIfAborted } from './abort.ts';
+import type { ListContext } from './config.ts';
+import { countQuery, countRows } from './count.ts';
+import { checkEstimateAvailable, ESTIMATE_PREFIX, estimateQuery, estimateRows } from './estimate.ts';
+import { executeOwned } from './execute.ts';
+import { type ExplainedStatement, type Explanation, explainStatement } from './explain.ts';
+import { connectionOf, inTransaction, useConnection } from './internals.ts';
 import type { Scope } from './list.ts';
-import { seeksByUnion, unionPage } from './seek.ts';
-import { joinsToMany } from './qb-state.ts';
+import { joinsToMany, selectsExplicitly } from './qb-state.ts';
 import { applySearch } from './search.ts';
+import { seeksByUnion, unionPage } from './seek.ts';
 import { type Item, serializeRows } from './serialize.ts';
+import { type StatementGuard, statementGuard } from './statement-guard.ts';
 
 /** One page of rows turned into items, and where the next page starts. */
 export interface PageData {
   readonly items: Item[];
+  /** Forward: more rows follow the page. Backward: more rows precede it. */
   readonly hasMore: boolean;
   readonly nextCursor?: string;
+  /** Pages back from the first item (see docs/pagination.md for when it is present). */
+  readonly prevCursor?: string;
   /** The key values nextCursor carries, so a walk continues without decoding its own cursor. */
   readonly nextKeys?: readonly CursorValue[];
+  /** With `{ cursors: true }`: per item, the cursor that continues after it (GraphQL edges). */
+  readonly cursors?: readonly string[];
+}
+
+/** Options of one fetch. */
+export interface FetchOptions {
+  /** Encode a cursor after every item, not only after the last (GraphQL edges need one per item). */
+  readonly cursors?: boolean;
+  /** Read the `limit` rows before the given key values instead of after them (a backward cursor). */
+  readonly backward?: boolean;
 }
 
 /**
@@ -48,10 +67,17 @@ export interface Listing {
   readonly paging: Paging;
   /** The decoded cursor of the request, if it carried one. */
   readonly after?: readonly CursorValue[];
+  /** The request's cursor pages back: fetch it with `{ backward: true }`. */
+  readonly backward: boolean;
   /** Fetch `limit` items after the given key values (undefined: from the start, or the request's offset). */
-  fetch(after: readonly CursorValue[] | undefined): Promise<PageData>;
-  /** Count the matching rows (base scope, filters, search, filter); only when the request asked for it. */
+  fetch(after: readonly CursorValue[] | undefined, options?: FetchOptions): Promise<PageData>;
+  /**
+   * Count the matching rows (base scope, filters, search, filter), exactly or, with `count=estimated`, as the
+   * planner estimates them; only when the request asked for it.
+   */
   count(): Promise<number>;
+  /** Build the statements the first fetch and the count would send, and run nothing. */
+  explain(): Promise<Explanation>;
 }
 
 /**
@@ -71,27 +97,42 @@ export async function openListing<C extends ListContext>(
   const { settings, bound, keys } = scope;
   if (parsed.count === true && !settings.allowCount)
     throw invalidParameter('count', 'count is not enabled for this endpoint');
+  if (parsed.count === 'estimated') {
+    if (!settings.allowEstimatedCount)
+      throw invalidParameter('count', 'estimated counts are not enabled for this endpoint');
+    checkEstimateAvailable(bound);
+  }
   if (parsed.search !== undefined && !settings.search)
     throw invalidParameter('search', 'search is not enabled for this endpoint');
-  const resolved = resolveQuery(bound, parsed);
+  const requested = resolveQuery(bound, parsed);
+  // No `sort`: the engine's defaultSort, if any (the cursor signature then comes from it); else the primary key.
+  const resolved =
+    parsed.sort === undefined && scope.defaultSort ? { ...requested, sort: scope.defaultSort } : requested;
+  // The cost budget bounds what the client asked for; the developer's defaultSort is not charged to it.
+  checkBudget(requested, settings.limits);
   const checked = resolvePaging(resolved, settings.paging);
   const paging = pageSize === undefined ? checked : { ...checked, limit: pageSize };
   // Relation keys get a stand-in alias per path here (the planner names the real joins later): same keys, same order.
   const plan = cursorPlanFor(keys, resolved.sort, () => effectiveSort(bound, resolved.sort, pathAlias));
-  const after =
+  // A walk (`reuse`) follows nextCursor forward only: a backward cursor is refused there like another sort's.
+  const position =
     resolved.cursor === undefined
       ? undefined
-      : decodeCursor(resolved.cursor, {
+      : decodePosition(resolved.cursor, {
           signature: plan.signature,
+          ...(reuse ? {} : { backwardSignature: plan.backwardSignature }),
           keys: plan.keys.map((k) => k.spec),
           maxCursorBytes: settings.limits.maxCursorBytes,
         });
+  const after = position?.keys;
+  const backward = position?.backward ?? false;
   const signal = ctx.signal;
   throwIfAborted(signal);
+  const guard = statementGuard(settings, ctx);
 
   // The engine's own copy of the scope, shared by data and count: root filters, then the search.
   const scoped = scope.base.clone();
-  await scoped.applyFilters(scope.filters ?? {});
+  await applyRootFilters(scoped, scope.filters);
   if (resolved.search !== undefined && settings.search)
     await applySearch(settings.search, ctx, scoped, resolved.search);
   // Related entities' filters as em.find applies them (em.addFilter, filter params, async conditions included).
@@ -115,15 +156,32 @@ export async function openListing<C extends ListContext>(
     resolved,
     paging,
     ...(after === undefined ? {} : { after }),
-    async fetch(from) {
-      if (!data) return { items: [], hasMore: false };
+    backward,
+    async fetch(from, fetchOptions = {}) {
+      if (!data) return { items: [], hasMore: false, ...(fetchOptions.cursors ? { cursors: [] } : {}) };
       const qb = reuse || used ? data.qb.clone() : data.qb;
       used = true;
-      return fetchPage(scope, plan, data.keys, qb, paging, from, signal, connection);
+      const page = await fetchPage(scope, plan, data.keys, qb, paging, from, guard, connection, fetchOptions);
+      return resolved.fields ? { ...page, items: projectItems(page.items, itemKeys(bound, resolved.fields)) } : page;
+    },
+    async explain() {
+      const explained: { data?: ExplainedStatement; count?: ExplainedStatement } = {};
+      if (data) {
+        const qb = data.qb.clone();
+        const continued = after ? continueFrom(scope, data.keys, qb, paging, after, backward) : qb;
+        explained.data = await explainStatement(continued, 'all');
+      }
+      if (counter)
+        explained.count =
+          resolved.count === 'estimated'
+            ? prefixed(await explainStatement(estimateQuery(counter.clone(), bound, resolved.filter, options), 'all'))
+            : await explainStatement(countQuery(counter.clone(), bound, resolved.filter, options), 'get', false);
+      return explained;
     },
     async count() {
       if (!counter) throw new Error('listql: count() of a request that did not ask for it');
-      return countRows(counter, bound, keys.dialect, resolved.filter, options, signal);
+      if (resolved.count === 'estimated') return estimateRows(counter, bound, resolved.filter, options, guard);
+      return countRows(counter, bound, resolved.filter, options, guard);
     },
   };
 }
@@ -154,6 +212,10 @@ function planData<C extends ListContext>(
     qb.setFlag(QueryFlag.DISABLE_PAGINATE);
     qb.setFlag(QueryFlag.DISTINCT);
   }
+  // `fields`: only the picked columns and the primary key (the cursor's key columns come next, under their own
+  // aliases). A base scope that selects columns itself keeps its selection; items are narrowed after the fact.
+  if (resolved.fields && !selectsExplicitly(qb))
+    qb.select(selectedProperties(scope.bound, resolved.fields).map((p) => `${qb.alias}.${p}`));
   selectKeys(qb, keys, scope.keys, seeksByUnion(scope.keys.dialect, keys));
   return { qb, keys };
 }
@@ -165,19 +227,32 @@ async function fetchPage<C extends ListContext>(
   planned: AnyQueryBuilder,
   paging: Paging,
   after: readonly CursorValue[] | undefined,
-  signal: AbortSignal | undefined,
+  guard: StatementGuard,
   connection: object | undefined,
+  options: FetchOptions,
 ): Promise<PageData> {
-  const qb = after ? continueAfter(scope, keys, planned, paging, after) : planned;
+  const backward = after !== undefined && options.backward === true;
+  const qb = after ? continueFrom(scope, keys, planned, paging, after, backward) : planned;
   if (connection) useConnection(qb, connection);
-  abortWith(qb, signal, scope.keys.dialect);
-  const rows = await runAbortable(signal, () => executeOwned<Item>(qb));
+  const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, guard));
 
-  const hasMore = rows.length > paging.limit;
-  const pageRows = hasMore ? rows.slice(0, paging.limit) : rows;
+  // Forward: the extra row says more rows follow. Backward: rows came in mirrored order, the extra row (read
+  // first, nearest the start) says more rows precede; the page is turned back into the requested order.
+  const extra = rows.length > paging.limit;
+  const pageRows = extra ? rows.slice(0, paging.limit) : rows;
+  if (backward) pageRows.reverse();
+  // Rows before the page exist after an offset or a cursor (no extra query); on a backward page, exactly when read.
+  const hasPrevious = backward ? extra : after !== undefined || (paging.offset ?? 0) > 0;
+  // A backward page always has rows after it (the cursor's own row at least): it continues after its last item.
+  const hasNext = backward || extra;
+  const rowKeys = options.cursors || pageRows.length === 1 ? pageRows.map((row) => takeKeys(row, keys)) : undefined;
+  const first = pageRows[0];
   const last = pageRows.at(-1);
-  const nextKeys = hasMore && last ? takeKeys(last, keys) : undefined;
+  const prevKeys = hasPrevious && first ? (rowKeys?.[0] ?? takeKeys(first, keys)) : undefined;
+  const nextKeys = hasNext && last ? (rowKeys?.at(-1) ?? takeKeys(last, keys)) : undefined;
   const nextCursor = nextKeys && cursorAfter(plan, nextKeys);
+  const prevCursor = prevKeys && cursorBefore(plan, prevKeys);
+  const cursors = options.cursors ? rowKeys?.map((values) => cursorAfter(plan, values)) : undefined;
   // The item writer reads entity properties only; hydration gets rows without the key columns.
   const items =
     scope.writer?.(pageRows) ??
@@ -186,23 +261,75 @@ async function fetchPage<C extends ListContext>(
       scope.bound.meta.class,
       pageRows.map((row) => dropKeys(row, keys)),
     );
-  return nextKeys === undefined ? { items, hasMore } : { items, hasMore, nextCursor: nextCursor!, nextKeys };
+  const data: PageData = {
+    items,
+    hasMore: backward ? hasPrevious : extra,
+    ...(nextKeys === undefined ? {} : { nextCursor: nextCursor!, nextKeys }),
+    ...(prevCursor === undefined ? {} : { prevCursor }),
+  };
+  return cursors ? { ...data, cursors } : data;
 }
 
-/** Narrow the planned page query to the rows after `after`: one predicate, or a UNION ALL of seekable branches. */
-function continueAfter<C extends ListContext>(
+/** The root properties a `fields` request reads: the primary key's, then the picked ones. */
+function selectedProperties(bound: BoundSchema, fields: readonly SelectedField[]): string[] {
+  const properties = new Set(bound.meta.primaryKeys);
+  for (const f of fields) properties.add(f.property);
+  return [...properties];
+}
+
+/** The item keys a `fields` request keeps: the primary key's public names and the picked fields'. */
+function itemKeys(bound: BoundSchema, fields: readonly SelectedField[]): ReadonlySet<string> {
+  const keys = new Set(bound.meta.primaryKeys.map((pk) => publicNameOf(bound.meta.properties[pk]!)));
+  for (const f of fields) keys.add(f.publicName);
+  return keys;
+}
+
+/**
+ * Keep only the requested keys of each item, in the order the item has them. Rows that selected only those columns
+ * give such items already; a base scope's own selection or hydration may give more, and this keeps the promise.
+ */
+function projectItems(items: readonly Item[], keys: ReadonlySet<string>): Item[] {
+  return items.map((item) => {
+    const out: Item = {};
+    for (const key of Object.keys(item)) if (keys.has(key)) out[key] = item[key];
+    return out;
+  });
+}
+
+/**
+ * Narrow the planned page query to the rows after `at` (or, backward, before it): one predicate, or a UNION ALL of
+ * seekable branches. A backward page is the forward plan mirrored: every key's direction and NULL placement flip in
+ * the order and in the keyset predicate, so the `limit + 1` rows nearest before the position come first, and an
+ * index serving the forward order serves this one read backwards.
+ */
+function continueFrom<C extends ListContext>(
   scope: Scope<C>,
-  keys: readonly CursorKey[],
+  planned: readonly CursorKey[],
   qb: AnyQueryBuilder,
   paging: Paging,
-  after: readonly CursorValue[],
+  at: readonly CursorValue[],
+  backward: boolean,
 ): AnyQueryBuilder {
   const { platform } = scope.bound;
+  const keys = backward ? planned.map((k) => ({ ...k, sort: mirrorSort([k.sort])[0]! })) : planned;
+  if (backward)
+    qb.orderBy(
+      orderByOf(
+        platform,
+        qb.alias,
+        keys.map((k) => k.sort),
+      ) as never,
+    );
   const columns = keysetColumns(qb, keys, platform);
-  const branches = seeksByUnion(scope.keys.dialect, keys) ? keysetBranches(columns, after) : undefined;
+  const branches = seeksByUnion(scope.keys.dialect, keys) ? keysetBranches(columns, at) : undefined;
   if (branches) return unionPage(qb, branches, keys, platform, paging.limit + 1);
-  const predicate = keysetPredicate(columns, after);
+  const predicate = keysetPredicate(columns, at);
   return qb.andWhere(predicate.sql, [...predicate.params]);
+}
+
+/** The statement an estimated count sends: the rows query behind the EXPLAIN prefix. */
+function prefixed(statement: ExplainedStatement): ExplainedStatement {
+  return { ...statement, sql: ESTIMATE_PREFIX + statement.sql };
 }
 
 function pathAlias(relations: readonly BoundRelation[]): string {

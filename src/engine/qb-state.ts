@@ -3,7 +3,8 @@ import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
 
 /**
  * The parts of MikroORM 7's QueryBuilder state the engine reads. `state` is marked internal in its typings; the
- * members are named here, in one place, so a MikroORM upgrade that moves them fails in one file.
+ * members are named here, in one place, so a MikroORM upgrade that moves them fails in one file; createEngine
+ * checks them on the installed version (compat.ts).
  */
 interface QueryBuilderState {
   readonly fields?: readonly unknown[];

@@ -21,14 +21,15 @@ const INTERNAL: ErrorResponse = Object.freeze({
 });
 
 /**
- * Map any thrown value to an HTTP response: a client ListError keeps its status and public JSON (code, message,
- * parameter, position); `invalid_schema`, `execution_failed` and every other error become a generic 500, so no
- * cause, SQL or stack trace ever leaves the server.
+ * Map any thrown value to an HTTP response: a client ListError, and `query_timeout` (503), keep their status and
+ * public JSON (code, message, parameter, position); `invalid_schema`, `execution_failed` and every other error
+ * become a generic 500, so no cause, SQL or stack trace ever leaves the server.
  *
  * @example errorResponse(err) // { status: 400, body: { code: 'invalid_syntax', message: '…', parameter: 'filter', position: {…} } }
  */
 export function errorResponse(err: unknown): ErrorResponse {
-  if (isListError(err) && err.status >= 400 && err.status < 500) return { status: err.status, body: err.toJSON() };
+  if (isListError(err) && ((err.status >= 400 && err.status < 500) || err.code === 'query_timeout'))
+    return { status: err.status, body: err.toJSON() };
   return INTERNAL;
 }
 

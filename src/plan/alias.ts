@@ -25,11 +25,6 @@ export function createAliasGenerator(taken: Iterable<string> = []): AliasGenerat
   };
 }
 
-/** Tell whether an alias lies in the reserved namespace (`lq` and a number). */
-export function isReservedAlias(alias: string): boolean {
-  return new RegExp(`^${ALIAS_PREFIX}\\d+$`).test(alias);
-}
-
 const tableNames = new WeakMap<MetadataStorage, ReadonlySet<string>>();
 
 /**

@@ -2,14 +2,15 @@ import type { FilterOptions } from '@mikro-orm/core';
 import type { QueryBuilder } from '@mikro-orm/sql';
 import type { BoundSchema, ResolvedFilter, ResolvedQuery } from '../bind/types.ts';
 import { ListError } from '../errors.ts';
+import type { Limits } from '../limits.ts';
 import { type AliasGenerator, createAliasGenerator, tableNamesOf } from './alias.ts';
 import { dialectOf } from './dialect.ts';
 import type { SubQueryContext } from './exists.ts';
+import { compileFilterCached } from './filter-cache.ts';
 import { type FilterConditions, filterLookup } from './filters.ts';
 import { joinSortPaths } from './joins.ts';
 import { effectiveSort, orderByOf, type SortKey } from './order.ts';
 import { type Paging, resolvePaging } from './paging.ts';
-import { compileFilter } from './predicate.ts';
 import { type AnyQueryBuilder, entityManagerOf } from './query-builder.ts';
 import { assertApplicable } from './support.ts';
 
@@ -32,6 +33,8 @@ export interface ApplyOptions {
    * synchronously from the ORM's global and the entities' own filters.
    */
   filterConditions?: FilterConditions;
+  /** apply() only: the request bounds, of which apply() checks the cost budget (maxSubqueries …); defaults otherwise. */
+  limits?: Partial<Limits>;
 }
 
 /** A planned query: the narrowed copy of the QueryBuilder, the effective sort it orders by, and its page. */
@@ -106,12 +109,9 @@ export function applyFilter(
 }
 
 function andWhereFilter(qb: AnyQueryBuilder, bound: BoundSchema, filter: ResolvedFilter, sub: SubQueryContext): void {
-  const where = compileFilter(filter, {
-    platform: bound.platform,
-    dialect: dialectOf(bound.platform),
-    alias: qb.alias,
-    relations: sub,
-  });
+  const ctx = { platform: bound.platform, dialect: dialectOf(bound.platform), alias: qb.alias, relations: sub };
+  // Generated aliases skip the ones the base scope uses, so those are part of what the compiled SQL depends on.
+  const where = compileFilterCached(bound, filter, ctx, Object.keys(qb.getAliasMap()).join(','));
   // The string form keeps `?` placeholders and their values apart; `where(raw(...))` would inline the values.
   qb.andWhere(where.sql, [...where.params]);
 }

@@ -1,12 +1,15 @@
 import type { QueryBuilder } from '@mikro-orm/sql';
+import { budgetOf, checkBudget } from '../bind/cost.ts';
 import { resolveQuery } from '../bind/index.ts';
 import type { BoundSchema } from '../bind/types.ts';
+import { asListError } from '../errors.ts';
 import type { ParsedQuery } from '../syntax/ast.ts';
 import { type AnyQueryBuilder, type ApplyOptions, applyResolved } from './apply-resolved.ts';
 import { rootFilterCondition } from './filters.ts';
 
 /**
- * Narrow a copy of `qb` by the parsed query's filter, sort, limit and offset; throws ListError before any query runs.
+ * Narrow a copy of `qb` by the parsed query's filter, sort, limit and offset; throws ListError before any query runs,
+ * also when the request exceeds the cost budget (`options.limits`, else the defaults; see docs/security.md).
  * The active MikroORM filters (soft delete, tenants) of the root and of every related entity apply; `options.filters`
  * (e.g. `{ softDelete: false }`) changes them for all alike.
  * Values stay `?` placeholders in the returned QueryBuilder, but MikroORM inlines them when it runs the query:
@@ -23,9 +26,16 @@ export function apply<T extends object, Q extends AnyQueryBuilder = QueryBuilder
   parsed: ParsedQuery,
   options?: ApplyOptions,
 ): Q {
-  const out = applyResolved<T, Q>(qb, bound, resolveQuery(bound, parsed), options);
-  // A QueryBuilder ignores MikroORM filters unless told; the root follows the same filters as related rows.
-  const root = rootFilterCondition(out, options?.filters);
-  if (root !== undefined) out.andWhere(root as never);
-  return out;
+  try {
+    const resolved = resolveQuery(bound, parsed);
+    checkBudget(resolved, budgetOf(options?.limits));
+    const out = applyResolved<T, Q>(qb, bound, resolved, options);
+    // A QueryBuilder ignores MikroORM filters unless told; the root follows the same filters as related rows.
+    const root = rootFilterCondition(out, options?.filters, options?.filterConditions);
+    if (root !== undefined) out.andWhere(root as never);
+    return out;
+  } catch (err) {
+    // Whatever fails (a filter condition MikroORM cannot compile, a broken base scope) reaches callers as a ListError.
+    throw asListError(err);
+  }
 }

@@ -6,8 +6,8 @@ import type { AliasGenerator } from './alias.ts';
 import { linkOf } from './correlate.ts';
 import type { FilterLookup } from './filters.ts';
 import type { SqlFragment } from './fragment.ts';
-import { qualify } from './qualify.ts';
 import { subQueryBuilder } from './query-builder.ts';
+import { conditionOn } from './reaching.ts';
 
 /** What building correlated sub-queries needs: the ORM to compile them, fresh aliases, and related filters. */
 export interface SubQueryContext {
@@ -36,19 +36,21 @@ export function existsThrough(
   const link = linkOf(relation.prop, ctx.em.getMetadata(), span);
   const cond = ctx.filterOf(relation.prop);
   const correlated = ctx.nextAlias();
+  const targetCond = (alias: string) => conditionOn(ctx, link.target, cond, alias);
   let sub = subQueryBuilder(ctx.em, link.kind === 'direct' ? link.target.class : link.pivot.class, correlated);
   let inner = correlated;
   if (link.kind === 'pivot') {
     inner = ctx.nextAlias();
-    sub = sub.join(`${correlated}.${link.targetProperty}` as never, inner, (cond ? qualify(cond, inner) : {}) as never);
+    sub = sub.join(`${correlated}.${link.targetProperty}` as never, inner, (targetCond(inner) ?? {}) as never);
   }
   const q = (alias: string, column: string) => ctx.platform.quoteIdentifier(`${alias}.${column}`);
   const correlation = link.pairs.map((p) => `${q(correlated, p.inner)} = ${q(outerAlias, p.outer)}`).join(' and ');
   sub.select(raw('1')).where(correlation);
-  if (cond && link.kind === 'direct') sub.andWhere(qualify(cond, correlated) as never);
+  const direct = link.kind === 'direct' ? targetCond(correlated) : undefined;
+  if (direct) sub.andWhere(direct as never);
   const predicate = body(inner);
-  // The string form keeps `?` placeholders and their values apart.
-  sub.andWhere(predicate.sql, [...predicate.params]);
+  // The string form keeps `?` placeholders and their values apart; an empty body only asks whether the row exists.
+  if (predicate.sql !== '') sub.andWhere(predicate.sql, [...predicate.params]);
   return { sql: `exists (${sub.getQuery()})`, params: sub.getParams() };
 }
 

@@ -10,8 +10,10 @@ import {
   Utils,
 } from '@mikro-orm/core';
 import type { BoundRelation, BoundSchema, ResolvedFilter, ResolvedQuery } from '../bind/types.ts';
-import { ListError } from '../errors.ts';
+import { asListError, ListError } from '../errors.ts';
+import { createAliasGenerator, tableNamesOf } from './alias.ts';
 import { type AnyQueryBuilder, entityManagerOf } from './query-builder.ts';
+import { conditionOn, reachedPaths, splitCondition } from './reaching.ts';
 
 /**
  * The active MikroORM filters of every related entity a query reaches, merged into one condition per relation
@@ -41,14 +43,41 @@ export async function prepareFilters(
   resolved?: Pick<ResolvedQuery, 'filter' | 'sort'>,
   options?: FilterOptions,
 ): Promise<FilterConditions> {
+  try {
+    return await conditionsOf(source, bound, resolved, options);
+  } catch (err) {
+    // A filter condition MikroORM cannot compile, or a filter missing its arguments, reaches callers as a ListError.
+    throw asListError(err);
+  }
+}
+
+async function conditionsOf(
+  source: EntityManager | AnyQueryBuilder,
+  bound: BoundSchema,
+  resolved: Pick<ResolvedQuery, 'filter' | 'sort'> | undefined,
+  options: FilterOptions | undefined,
+): Promise<FilterConditions> {
   const em = 'getPlatform' in source ? source : entityManagerOf(source);
   const byRelation = new Map<EntityProperty, FilterQuery<any> | undefined>();
-  for (const prop of resolved ? relationsOfQuery(resolved) : relationsOfSchema(bound)) {
+  const pending = resolved ? relationsOfQuery(resolved) : relationsOfSchema(bound);
+  if (!resolved) {
+    // apply() compiles the root's own filters too: a root condition reaching through relations needs their targets'.
+    const root = await em.applyFilters(bound.meta.class, {}, options ?? {}, 'read');
+    const { reaching } = splitCondition(bound.meta, isEmpty(root) ? undefined : (root as FilterQuery<any>));
+    if (reaching !== undefined)
+      for (const reached of reachedPaths({ em }, bound.meta, reaching)) pending.push(reached.prop);
+  }
+  for (let prop = pending.shift(); prop; prop = pending.shift()) {
     if (byRelation.has(prop)) continue;
     const target = prop.targetMeta;
     if (!target) throw new ListError('invalid_schema', `${prop.name} has no target entity`);
-    const cond = await em.applyFilters(target.class, {}, relationOptions(prop, options), 'read');
-    byRelation.set(prop, isEmpty(cond) ? undefined : cond);
+    const found = await em.applyFilters(target.class, {}, relationOptions(prop, options), 'read');
+    const cond = isEmpty(found) ? undefined : (found as FilterQuery<any>);
+    byRelation.set(prop, cond);
+    // A condition that reaches through relations joins their targets, whose own filters apply in those joins.
+    const { reaching } = splitCondition(target, cond);
+    if (reaching !== undefined)
+      for (const reached of reachedPaths({ em }, target, reaching)) pending.push(reached.prop);
   }
   return { options, byRelation };
 }
@@ -103,8 +132,46 @@ function syncCondition(
 export function rootFilterCondition(
   qb: AnyQueryBuilder,
   options: FilterOptions | undefined,
+  prepared?: FilterConditions,
 ): FilterQuery<any> | undefined {
-  return syncEntityCondition(entityManagerOf(qb), qb.mainAlias.meta, options);
+  const em = entityManagerOf(qb);
+  const meta = qb.mainAlias.meta;
+  return rootCondition(qb, syncEntityCondition(em, meta, options), filterLookup(qb, prepared, options));
+}
+
+/**
+ * Apply the root entity's active MikroORM filters to `qb` as `qb.applyFilters()` does, except that conditions
+ * reaching through relations become a correlated EXISTS with the joined entities' filters (as `em.find` applies
+ * them) instead of joins into the root query, which a to-many relation would repeat rows through.
+ */
+export async function applyRootFilters(qb: AnyQueryBuilder, options: FilterOptions | undefined): Promise<void> {
+  const em = entityManagerOf(qb);
+  const meta = qb.mainAlias.meta;
+  const found = await em.applyFilters(meta.class, {}, options ?? {}, 'read');
+  const cond = isEmpty(found) ? undefined : (found as FilterQuery<any>);
+  const { reaching } = splitCondition(meta, cond);
+  const byRelation = new Map<EntityProperty, FilterQuery<any> | undefined>();
+  if (reaching !== undefined)
+    for (const { prop } of reachedPaths({ em }, meta, reaching)) {
+      if (byRelation.has(prop) || !prop.targetMeta) continue;
+      const joined = await em.applyFilters(prop.targetMeta.class, {}, relationOptions(prop, options), 'read');
+      byRelation.set(prop, isEmpty(joined) ? undefined : (joined as FilterQuery<any>));
+    }
+  const where = rootCondition(qb, cond, filterLookup(qb, { options, byRelation }, options));
+  if (where !== undefined) qb.andWhere(where as never);
+}
+
+function rootCondition(
+  qb: AnyQueryBuilder,
+  cond: FilterQuery<any> | undefined,
+  filterOf: FilterLookup,
+): FilterQuery<any> | undefined {
+  const meta = qb.mainAlias.meta;
+  if (splitCondition(meta, cond).reaching === undefined) return cond;
+  const em = entityManagerOf(qb);
+  const taken = [qb.alias, ...Object.keys(qb.getAliasMap()), ...tableNamesOf(em.getMetadata())];
+  const ctx = { em, platform: em.getPlatform(), nextAlias: createAliasGenerator(taken), filterOf };
+  return conditionOn(ctx, meta, cond, qb.alias);
 }
 
 function syncEntityCondition(
@@ -175,6 +242,9 @@ function relationsOfQuery(resolved: Pick<ResolvedQuery, 'filter' | 'sort'>): Ent
       case 'quantifier':
         hops(filter.relations);
         walk(filter.predicate);
+        return;
+      case 'relationNull':
+        hops(filter.relations);
         return;
       default: {
         const never: never = filter;

@@ -1,4 +1,4 @@
-export { ALIAS_PREFIX, type AliasGenerator, createAliasGenerator, isReservedAlias, tableNamesOf } from './alias.ts';
+export { ALIAS_PREFIX, type AliasGenerator, createAliasGenerator, tableNamesOf } from './alias.ts';
 export { apply } from './apply.ts';
 export {
   type AnyQueryBuilder,

@@ -1,10 +1,11 @@
+import type { EntityMetadata } from '@mikro-orm/core';
 import type { BoundRelation, ResolvedSortTerm } from '../bind/types.ts';
 import { ListError } from '../errors.ts';
 import type { Span } from '../syntax/ast.ts';
 import type { AliasGenerator } from './alias.ts';
 import type { FilterLookup } from './filters.ts';
-import { qualify } from './qualify.ts';
-import type { AnyQueryBuilder } from './query-builder.ts';
+import { type AnyQueryBuilder, entityManagerOf } from './query-builder.ts';
+import { conditionOn } from './reaching.ts';
 
 /** Tells the alias of the table a to-one path (from the root) ends on. */
 export type JoinAliasOf = (relations: readonly BoundRelation[]) => string;
@@ -25,6 +26,8 @@ export function joinSortPaths(
   filterOf: FilterLookup,
 ): JoinAliasOf {
   const aliases = new Map<string, string>();
+  const em = entityManagerOf(qb);
+  const ctx = { em, platform: em.getPlatform(), nextAlias, filterOf };
   for (const term of terms) {
     let parent = qb.alias;
     let key = '';
@@ -36,8 +39,8 @@ export function joinSortPaths(
       let alias = aliases.get(key);
       if (alias === undefined) {
         alias = nextAlias();
-        const cond = filterOf(relation.prop);
-        qb.leftJoin(`${parent}.${relation.property}` as never, alias, (cond ? qualify(cond, alias) : {}) as never);
+        const cond = conditionOn(ctx, relation.prop.targetMeta as EntityMetadata, filterOf(relation.prop), alias);
+        qb.leftJoin(`${parent}.${relation.property}` as never, alias, (cond ?? {}) as never);
         aliases.set(key, alias);
       }
       parent = alias;

@@ -6,13 +6,15 @@ export interface KeysetColumn {
   readonly sql: string;
   readonly direction: 'asc' | 'desc';
   readonly nullable: boolean;
+  /** NULLs come first in this key's order (a mirrored, backward order); absent means NULLS LAST. */
+  readonly nullsFirst?: boolean;
 }
 
 /** Options of keysetPredicate. */
 export interface KeysetOptions {
   /**
    * Fold each run of adjacent NOT NULL, same-direction keys into one row-value comparison (`(a, b) > (?, ?)`),
-   * which indexes can serve. Off gives the plain expansion of DESIGN §5.7; both select the same rows.
+   * which indexes can serve. Off gives the plain OR/AND expansion (docs/pagination.md); both select the same rows.
    */
   readonly rowValues?: boolean;
 }
@@ -24,16 +26,23 @@ interface Unit {
   readonly direction: 'asc' | 'desc';
   /** A single nullable key: AFTER then also matches NULL, and a NULL cursor value has no AFTER branch. */
   readonly nullable: boolean;
+  /** A nullable key whose NULLs come first: AFTER a value is the comparison alone, AFTER NULL is `IS NOT NULL`. */
+  readonly nullsFirst: boolean;
 }
 
 /**
  * Build the predicate "row comes strictly after the cursor" for keys sorted NULLS LAST in both directions:
  * the OR over i of (k1 ≡ c1 AND … AND k(i-1) ≡ c(i-1) AND ki AFTER ci), where ≡ is `=` or `IS NULL`, and AFTER is
- * `>`/`<` plus `OR ki IS NULL` when ki is nullable (no branch for a NULL ci). Values stay `?` placeholders.
+ * `>`/`<` plus `OR ki IS NULL` when ki is nullable (no branch for a NULL ci). A key whose NULLs come first (see
+ * mirrorSort, a backward page's order) has AFTER = `>`/`<` alone, and AFTER NULL = `IS NOT NULL`: over mirrored
+ * keys this predicate is "row comes strictly before the cursor" in the requested order. Values stay `?`
+ * placeholders.
  *
  * @example keysetPredicate([score asc nullable, id asc], [5, 9])
  * // (("p"."score" > ? or "p"."score" is null) or ("p"."score" = ? and "p"."id" > ?)), [5, 5, 9]
  * @example keysetPredicate([created desc, id desc], ['…', 9]) // ("p"."created", "p"."id") < (?, ?)
+ * @example keysetPredicate([score desc nulls first, id desc], [5, 9]) // before (5, 9) in `sort=score`
+ * // (("p"."score" < ?) or ("p"."score" = ? and "p"."id" < ?)), [5, 5, 9]
  */
 export function keysetPredicate(
   columns: readonly KeysetColumn[],
@@ -82,9 +91,12 @@ export function keysetBranches(
     branches.push(equal.length === 0 ? last : joinFragments([...equal, last], ' and '));
   for (const unit of units) {
     const value = unit.values[0];
-    if (!(unit.nullable && value === null)) {
+    if (unit.nullable && unit.nullsFirst && value === null) {
+      split = true;
+      branch({ sql: `${unit.columns[0]!.sql} is not null`, params: [] });
+    } else if (!(unit.nullable && value === null)) {
       branch(compare(unit, unit.direction === 'asc' ? '>' : '<'));
-      if (unit.nullable) {
+      if (unit.nullable && !unit.nullsFirst) {
         split = true;
         branch({ sql: `${unit.columns[0]!.sql} is null`, params: [] });
       }
@@ -111,7 +123,8 @@ function unitsOf(columns: readonly KeysetColumn[], values: readonly unknown[], r
     } else {
       // A NOT NULL column holding NULL (a key through an outer join, mislabelled) is treated as nullable: safe.
       const nullable = column.nullable || value === null;
-      units.push({ columns: [column], values: [value], direction: column.direction, nullable });
+      const nullsFirst = column.nullsFirst === true;
+      units.push({ columns: [column], values: [value], direction: column.direction, nullable, nullsFirst });
     }
   });
   return units;
@@ -119,9 +132,10 @@ function unitsOf(columns: readonly KeysetColumn[], values: readonly unknown[], r
 
 function afterOf(unit: Unit): SqlFragment | undefined {
   const value = unit.values[0];
-  if (unit.nullable && value === null) return undefined;
+  if (unit.nullable && value === null)
+    return unit.nullsFirst ? { sql: `${unit.columns[0]!.sql} is not null`, params: [] } : undefined;
   const strict = compare(unit, unit.direction === 'asc' ? '>' : '<');
-  if (!unit.nullable) return strict;
+  if (!unit.nullable || unit.nullsFirst) return strict;
   return { sql: `(${strict.sql} or ${unit.columns[0]!.sql} is null)`, params: strict.params };
 }
 

@@ -14,6 +14,8 @@ export interface SortKey {
   readonly alias?: string;
   readonly direction: 'asc' | 'desc';
   readonly nullable: boolean;
+  /** NULLs sort first (a backward page's mirrored order); absent means NULLS LAST, the order of every request. */
+  readonly nullsFirst?: boolean;
   /** The requested term this key comes from; undefined for an appended primary-key tie-breaker. */
   readonly term?: ResolvedSortTerm;
 }
@@ -61,10 +63,23 @@ export function effectiveSort(
   return keys;
 }
 
+/**
+ * Mirror an effective sort for a backward page: every key's direction flips and its NULLs move to the other end
+ * (NULLS LAST becomes NULLS FIRST), so the rows before a position in the order are the rows after it in the mirror.
+ */
+export function mirrorSort<K extends SortKey>(keys: readonly K[]): K[] {
+  return keys.map((key) => ({
+    ...key,
+    direction: key.direction === 'asc' ? 'desc' : 'asc',
+    nullsFirst: !key.nullsFirst,
+  })) as K[];
+}
+
 type OrderEntry = Record<string, QueryOrder>;
 
 /**
- * Build the `orderBy()` argument for sort keys on the root `alias`. NULLs sort last in both directions:
+ * Build the `orderBy()` argument for sort keys on the root `alias`. NULLs sort last in both directions (first in
+ * a mirrored order, see mirrorSort):
  * nullable columns say so (`asc nulls last`, which MikroORM emulates where the dialect lacks it); NOT NULL
  * columns get a plain `asc`/`desc` so an index can serve the order, backward scans included.
  */
@@ -77,5 +92,6 @@ export function orderByOf(platform: Platform, alias: string, keys: readonly Sort
 
 function direction(key: SortKey): QueryOrder {
   if (!key.nullable) return key.direction === 'asc' ? QueryOrder.ASC : QueryOrder.DESC;
+  if (key.nullsFirst) return key.direction === 'asc' ? QueryOrder.ASC_NULLS_FIRST : QueryOrder.DESC_NULLS_FIRST;
   return key.direction === 'asc' ? QueryOrder.ASC_NULLS_LAST : QueryOrder.DESC_NULLS_LAST;
 }

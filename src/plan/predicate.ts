@@ -1,5 +1,12 @@
 import type { Platform } from '@mikro-orm/core';
-import type { BoundRelation, FieldRef, ResolvedCompare, ResolvedFilter, ResolvedQuantifier } from '../bind/types.ts';
+import type {
+  BoundRelation,
+  FieldRef,
+  ResolvedCompare,
+  ResolvedFilter,
+  ResolvedQuantifier,
+  ResolvedRelationNull,
+} from '../bind/types.ts';
 import { ListError } from '../errors.ts';
 import type { Span } from '../syntax/ast.ts';
 import type { Dialect } from './dialect.ts';
@@ -58,6 +65,8 @@ export function compileFilter(filter: ResolvedFilter, ctx: PredicateContext): Sq
     }
     case 'null':
       return at(filter.target, ctx, (c) => ({ sql: `${c} ${filter.negated ? 'is not null' : 'is null'}`, params: [] }));
+    case 'relationNull':
+      return relationNull(filter, ctx);
     case 'not': {
       const operand = compileFilter(filter.operand, ctx);
       return { sql: `not (${operand.sql})`, params: operand.params };
@@ -115,6 +124,20 @@ function quantifier(filter: ResolvedQuantifier, ctx: PredicateContext): SqlFragm
     }),
   );
   return all ? { sql: `not ${exists.sql}`, params: exists.params } : exists;
+}
+
+/**
+ * `rel is null` → NOT EXISTS (the related row, passing its filters); `is not null` → EXISTS. Each further to-one hop
+ * nests, so `a/b is null` holds when either row is missing.
+ */
+function relationNull(filter: ResolvedRelationNull, ctx: PredicateContext): SqlFragment {
+  const start = scopeAlias(filter.from, filter.span, ctx);
+  requireCardinality(filter.relations, 'one', filter.span);
+  const exists = throughHops(subQueries(ctx, filter.span), filter.relations, start, filter.span, () => ({
+    sql: '',
+    params: [],
+  }));
+  return filter.negated ? exists : { sql: `not ${exists.sql}`, params: exists.params };
 }
 
 /** The alias a path starts from: the root's, or the sub-query of the quantifier variable it names. */

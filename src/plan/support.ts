@@ -1,7 +1,7 @@
 import type { FieldRef, ResolvedQuery } from '../bind/types.ts';
 import { ListError } from '../errors.ts';
 
-/** Refuse what apply() cannot build, before any SQL exists: a cursor or a search (they need the engine). */
+/** Refuse what apply() cannot build, before any SQL exists: a cursor, a search or fields (they need the engine). */
 export function assertApplicable(resolved: ResolvedQuery): void {
   if (resolved.cursor !== undefined)
     throw new ListError('invalid_parameter', 'cursor needs the engine: use createEngine().from(qb).list()', {
@@ -10,6 +10,10 @@ export function assertApplicable(resolved: ResolvedQuery): void {
   if (resolved.search !== undefined)
     throw new ListError('invalid_parameter', 'search needs the engine: use createEngine().from(qb).list()', {
       parameter: 'search',
+    });
+  if (resolved.fields !== undefined)
+    throw new ListError('invalid_parameter', 'fields needs the engine: use createEngine().from(qb).list()', {
+      parameter: 'fields',
     });
 }
 

@@ -1,7 +1,28 @@
-export { type FieldOption, type FilterableOption, filterable, type SortableOption, sortable } from './options.ts';
+export {
+  type IsAny,
+  type OperatorsFor,
+  type PublicNameOf,
+  PublicNames,
+  type RelationKey,
+  type RelationTargets,
+  type ScalarFields,
+  type ScalarKey,
+  type TargetOf,
+  type WithPublicNames,
+} from './entity-types.ts';
+export {
+  type FieldOption,
+  type FilterableOption,
+  filterable,
+  type SelectableOption,
+  type SortableOption,
+  selectable,
+  sortable,
+} from './options.ts';
 export {
   type ExposedField,
   type ExposedRelation,
+  type FieldOptionFor,
   type NestedPolicy,
   Policy,
   type PolicyEntry,

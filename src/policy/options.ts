@@ -17,9 +17,9 @@ export const OPERATORS: readonly Operator[] = Object.freeze([
 ]);
 
 /** `filterable(...)`: the operators listed, or the field type's defaults when `operators` is undefined. */
-export interface FilterableOption {
+export interface FilterableOption<O extends Operator = Operator> {
   readonly kind: 'filterable';
-  readonly operators?: readonly Operator[];
+  readonly operators?: readonly O[];
 }
 
 /** `sortable()`. */
@@ -27,8 +27,14 @@ export interface SortableOption {
   readonly kind: 'sortable';
 }
 
+/** `selectable()` or `selectable(false)`: whether `fields=` may name the field (every exposed field may by default). */
+export interface SelectableOption {
+  readonly kind: 'selectable';
+  readonly enabled: boolean;
+}
+
 /** A capability given to an exposed field. */
-export type FieldOption = FilterableOption | SortableOption;
+export type FieldOption = FilterableOption | SortableOption | SelectableOption;
 
 /**
  * Allow filtering on a field with the operators given, or with the type's sensible defaults when none are given
@@ -36,7 +42,7 @@ export type FieldOption = FilterableOption | SortableOption;
  *
  * @example schema(Book).expose('title', filterable('eq', 'contains'))   // title eq 'x', title contains 'x'
  */
-export function filterable(...operators: Operator[]): FieldOption {
+export function filterable<const O extends Operator[]>(...operators: O): FilterableOption<O[number]> {
   if (operators.length === 0) return Object.freeze({ kind: 'filterable' });
   return Object.freeze({ kind: 'filterable', operators: Object.freeze([...operators]) });
 }
@@ -44,6 +50,19 @@ export function filterable(...operators: Operator[]): FieldOption {
 const SORTABLE: SortableOption = Object.freeze({ kind: 'sortable' });
 
 /** Allow sorting by a field (`sort=name,-createdAt`). */
-export function sortable(): FieldOption {
+export function sortable(): SortableOption {
   return SORTABLE;
+}
+
+const SELECTABLE: SelectableOption = Object.freeze({ kind: 'selectable', enabled: true });
+const NOT_SELECTABLE: SelectableOption = Object.freeze({ kind: 'selectable', enabled: false });
+
+/**
+ * Let clients pick a field with `fields=` (the default for every exposed field), or, with `false`, keep it out of
+ * `fields` (it stays in full items, and filterable or sortable as declared); see docs/language.md, Fields.
+ *
+ * @example schema(Book).expose('title', sortable(), selectable()).expose('body', selectable(false))
+ */
+export function selectable(enabled = true): SelectableOption {
+  return enabled ? SELECTABLE : NOT_SELECTABLE;
 }

@@ -128,6 +128,9 @@ export interface ParsedQuery {
   readonly limit?: number;
   readonly offset?: number;
   readonly cursor?: string;
-  readonly count?: boolean;
+  /** `count=true` (exact), `count=false`, or `count=estimated` (the database planner's estimate). */
+  readonly count?: boolean | 'estimated';
   readonly search?: string;
+  /** `fields`: root field names, in the order written, no duplicates. */
+  readonly fields?: readonly Ident[];
 }

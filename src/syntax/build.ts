@@ -33,13 +33,21 @@ let state: BuildState | undefined;
 export function buildFilter(match: ohm.MatchResult, text: string, loc: Locator, limits: Limits): FilterNode {
   state = { text, loc, limits, nodes: 0, depth: 0, parent: undefined, scopes: [] };
   try {
-    return semantics(match)['node']() as FilterNode;
+    return filterSemantics()(match)['node']() as FilterNode;
   } finally {
     state = undefined;
   }
 }
 
-const semantics = filterGrammar.createSemantics().addOperation<FilterNode>('node', {
+let semantics: ohm.Semantics | undefined;
+
+/** The semantics over the grammar, created with it on first use (see filterGrammar). */
+function filterSemantics(): ohm.Semantics {
+  semantics ??= filterGrammar().createSemantics().addOperation<FilterNode>('node', actions);
+  return semantics;
+}
+
+const actions: ohm.ActionDict<FilterNode> = {
   filter(_sp, body, _sp2, _end) {
     return body['node']();
   },
@@ -130,7 +138,7 @@ const semantics = filterGrammar.createSemantics().addOperation<FilterNode>('node
       }
     }
   },
-});
+};
 
 /** Build a left-associative chain `t1 op t2 op t3` as op(op(t1, t2), t3); the chain is one level deep. */
 function chain(kind: 'and' | 'or', first: ohm.Node, words: ohm.Node, rest: ohm.Node): FilterNode {

@@ -5,6 +5,7 @@ import type { FilterNode } from './ast.ts';
 import { buildFilter } from './build.ts';
 import { overflowAt } from './bytes.ts';
 import { LruCache, limitsKey } from './cache.ts';
+import { fastParseFilter } from './fast-parser.ts';
 import { FILTER_RULE, filterGrammar } from './grammar.ts';
 import { isSpace, KEYWORDS, showChar, showToken } from './keywords.ts';
 import { deepNestingIndex, type LexError, prescanFilter, readToken } from './lexer.ts';
@@ -31,13 +32,18 @@ export function parseFilter(text: string, limits: Limits = DEFAULT_LIMITS): Filt
   return node;
 }
 
-/** Accepted filters by limits and exact text (DESIGN §10); only successes are kept, so errors stay fresh. */
+/** Accepted filters by limits and exact text, so a repeated filter skips parsing; only successes are kept. */
 const parsed = new LruCache<FilterNode>(512);
 
 function parseUncached(text: string, limits: Limits): FilterNode {
+  return fastParseFilter(text, limits) ?? parseWithOhm(text, limits);
+}
+
+/** Parse with the normative Ohm grammar: the fast parser hands it every input it refuses, so Ohm reports each error. */
+export function parseWithOhm(text: string, limits: Limits): FilterNode {
   const lexError = prescanFilter(text, limits);
   try {
-    const match = filterGrammar.match(text, FILTER_RULE);
+    const match = filterGrammar().match(text, FILTER_RULE);
     if (match.failed()) throw syntaxError(text, match, lexError);
     return buildFilter(match, text, locatorFor(text), limits);
   } catch (error) {
@@ -59,7 +65,10 @@ function syntaxError(text: string, match: ohm.FailedMatchResult, lexError: LexEr
   if (lexError !== undefined && lexError.index === index) {
     return errorAt('invalid_token', lexError.message, 'filter', text, index);
   }
-  return errorAt('invalid_syntax', describe(text, index, match), 'filter', text, index);
+  // Whitespace next to `/` is reported at the `/` from either side (`a /b` at 2, `a/ b` at 1): the slash is the
+  // token that cannot touch whitespace; the space after it is only where the match happened to stop.
+  const at = isSpace(text.charCodeAt(index)) && text.charCodeAt(index - 1) === 0x2f ? index - 1 : index;
+  return errorAt('invalid_syntax', describe(text, index, match), 'filter', text, at);
 }
 
 interface FailureInfo {

@@ -1,13 +1,20 @@
-import { readFileSync } from 'node:fs';
 import * as ohm from 'ohm-js';
+import { grammarRecipe } from './grammar-source.ts';
+
+/** `makeRecipe` is exported by ohm-js at run time but missing from its type declarations. */
+const { makeRecipe } = ohm as typeof ohm & { makeRecipe(recipe: unknown): ohm.Grammar };
+
+let compiled: ohm.Grammar | undefined;
 
 /**
- * The compiled REST grammar v1, loaded once at module load. The same relative path resolves from `src/syntax/`
- * and from the built `dist/syntax/`, and `grammar.ohm` ships in the package.
+ * Get the compiled REST grammar v1 (grammar.ohm), built on first use from the ahead-of-time recipe that ships inside
+ * the JavaScript: importing listql reads no file and compiles no grammar, and valid filters, which the fast parser
+ * takes, never build it at all.
  */
-export const filterGrammar: ohm.Grammar = ohm.grammar(
-  readFileSync(new URL('../../grammar.ohm', import.meta.url), 'utf8'),
-);
+export function filterGrammar(): ohm.Grammar {
+  compiled ??= makeRecipe(grammarRecipe());
+  return compiled;
+}
 
 /** The start rule for the `filter` parameter. */
 export const FILTER_RULE = 'filter';

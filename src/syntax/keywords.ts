@@ -1,4 +1,4 @@
-/** Reserved words of REST grammar v1: exact lower case, never a name (DESIGN §2). Keep in step with grammar.ohm. */
+/** Reserved words of REST grammar v1: exact lower case, never a name (docs/language.md). Mirrors grammar.ohm. */
 export const KEYWORDS: ReadonlySet<string> = new Set([
   'and',
   'or',

@@ -1,5 +1,5 @@
 /** The list parameters listql reads; every other query parameter is ignored. Names are case-sensitive. */
-export const KNOWN_PARAMETERS = ['filter', 'sort', 'limit', 'offset', 'cursor', 'count', 'search'] as const;
+export const KNOWN_PARAMETERS = ['filter', 'sort', 'limit', 'offset', 'cursor', 'count', 'search', 'fields'] as const;
 
 /** One of the list parameters. */
 export type KnownParameter = (typeof KNOWN_PARAMETERS)[number];

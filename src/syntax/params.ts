@@ -3,6 +3,7 @@ import { fromQueryString } from '../http/query-string.ts';
 import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import type { ParsedQuery } from './ast.ts';
 import { overflowAt, utf8Length } from './bytes.ts';
+import { parseFields } from './fields.ts';
 import { parseFilter } from './filter.ts';
 import { isDigit, showChar } from './keywords.ts';
 import { KNOWN_PARAMETERS, type KnownParameter, type QueryValues } from './parameters.ts';
@@ -10,7 +11,7 @@ import { parseSort } from './sort.ts';
 
 /** Options of parseHTTP. */
 export interface ParseOptions {
-  /** Overrides of the DESIGN §8 bounds; the rest keep their defaults. */
+  /** Overrides of the request bounds (docs/language.md, Limits); the rest keep their defaults. */
   readonly limits?: Partial<Limits>;
 }
 
@@ -38,9 +39,10 @@ export function parseHTTP(values: QueryValues | URLSearchParams | string, option
   const out: MutableParsed = {};
   if (raw.limit !== undefined) out.limit = parseUnsigned('limit', raw.limit);
   if (raw.offset !== undefined) out.offset = parseUnsigned('offset', raw.offset);
-  if (raw.count !== undefined) out.count = parseBoolean('count', raw.count);
+  if (raw.count !== undefined) out.count = parseCount(raw.count);
   if (raw.cursor !== undefined) out.cursor = checkCursor(raw.cursor, limits);
   if (raw.search !== undefined) out.search = checkSearch(raw.search, limits);
+  if (raw.fields !== undefined) out.fields = parseFields(raw.fields);
   if (raw.sort !== undefined) out.sort = parseSort(raw.sort, limits);
   if (raw.filter !== undefined) out.filter = parseFilter(raw.filter, limits);
   return out;
@@ -88,7 +90,8 @@ function single(query: QueryValues, name: KnownParameter): string | undefined {
   }
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw invalidParameter(name, `${name} must be a string`);
-  if (value === '') throw invalidParameter(name, `${name} must not be empty`);
+  // Located at offset 0, where the missing value would start, like any other error inside a value.
+  if (value === '') throw invalidParameter(name, `${name} must not be empty`, value, 0);
   return value;
 }
 
@@ -108,12 +111,13 @@ function parseUnsigned(name: KnownParameter, text: string): number {
   return value;
 }
 
-/** Parse `count`: exactly `true` or `false`, located at the first character that departs from both. */
-function parseBoolean(name: KnownParameter, text: string): boolean {
+/** Parse `count`: exactly `true`, `false` or `estimated`, located at the first character that departs from all. */
+function parseCount(text: string): boolean | 'estimated' {
   if (text === 'true') return true;
   if (text === 'false') return false;
-  const index = Math.max(commonPrefix(text, 'true'), commonPrefix(text, 'false'));
-  throw invalidParameter(name, `${name} must be true or false`, text, index);
+  if (text === 'estimated') return 'estimated';
+  const index = Math.max(commonPrefix(text, 'true'), commonPrefix(text, 'false'), commonPrefix(text, 'estimated'));
+  throw invalidParameter('count', 'count must be true, false or estimated', text, index);
 }
 
 function commonPrefix(a: string, b: string): number {
@@ -149,5 +153,8 @@ function checkSearch(text: string, limits: Limits): string {
     const message = `search is longer than ${limits.maxSearchBytes} bytes`;
     throw new ListError('limit_exceeded', message, { parameter: 'search', position: over.position });
   }
+  // PostgreSQL text cannot hold U+0000 and SQLite would cut the pattern at it: refused alike on every dialect.
+  const nul = text.indexOf('\u0000');
+  if (nul >= 0) throw invalidParameter('search', 'search must not contain the character U+0000', text, nul);
   return text;
 }

@@ -36,6 +36,8 @@ export function parseSort(text: string, limits: Limits = DEFAULT_LIMITS): readon
       i = end;
       if (text.charCodeAt(i) !== 0x2f) break;
       i++;
+      // Located at the slash, as in a filter path: the slash is what cannot touch whitespace.
+      if (isSpace(text.charCodeAt(i))) throw invalid(text, loc, i - 1, "whitespace is not allowed after '/'");
     }
     const key = segments.map((s) => s.name).join('/');
     if (seen.has(key)) throw invalid(text, loc, start, `${showToken(key)} appears twice in sort`);
@@ -48,6 +50,7 @@ export function parseSort(text: string, limits: Limits = DEFAULT_LIMITS): readon
     });
     i = skipSpace(text, i);
     if (i >= text.length) return terms;
+    if (text.charCodeAt(i) === 0x2f) throw invalid(text, loc, i, "whitespace is not allowed before '/'");
     if (text.charCodeAt(i) !== 0x2c) throw invalid(text, loc, i, "expected ',' or the end of sort");
     i = skipSpace(text, i + 1);
   }

@@ -26,8 +26,22 @@ function patch(target: any, name: string, wrap: (original: Method) => Method): (
   };
 }
 
-/** Run `fn` while recording every statement the drivers receive. */
-export async function captureDriver<T>(fn: () => Promise<T>): Promise<{ result: T; calls: DriverCall[] }> {
+/**
+ * Tell whether a statement is one the statement timeout wraps around each PostgreSQL query (`begin; set local
+ * statement_timeout …`, `rollback`), not a data or count query.
+ */
+export function isGuardStatement(sql: string): boolean {
+  return sql.startsWith('begin; set local statement_timeout') || sql === 'rollback';
+}
+
+/**
+ * Run `fn` while recording every statement the drivers receive; the statement timeout's own statements are left
+ * out unless `guards` is true.
+ */
+export async function captureDriver<T>(
+  fn: () => Promise<T>,
+  options: { readonly guards?: boolean } = {},
+): Promise<{ result: T; calls: DriverCall[] }> {
   const calls: DriverCall[] = [];
   const probe = new Database(':memory:');
   const statementProto = Object.getPrototypeOf(probe.prepare('select 1'));
@@ -40,7 +54,7 @@ export async function captureDriver<T>(fn: () => Promise<T>): Promise<{ result: 
         function (this: unknown, config: any, values?: any, ...rest: any[]) {
           const sql = typeof config === 'string' ? config : String(config?.text ?? '');
           const vals = Array.isArray(values) ? values : (config?.values ?? []);
-          calls.push({ sql, values: [...vals] });
+          if (options.guards || !isGuardStatement(sql)) calls.push({ sql, values: [...vals] });
           return original.call(this, config, values, ...rest);
         },
     ),

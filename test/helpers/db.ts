@@ -12,7 +12,22 @@ import pg from 'pg';
 import { suite, type Test } from 'uvu';
 
 export type Dialect = 'sqlite' | 'postgresql';
-export const DIALECTS: readonly Dialect[] = ['sqlite', 'postgresql'];
+/**
+ * The dialects the tests run on: all of them, or only those `LISTQL_TEST_DIALECTS` names (comma-separated), as
+ * `npm run compat` does when the newest release of one driver cannot be installed beside another's.
+ */
+export const DIALECTS: readonly Dialect[] = onlyNamed(['sqlite', 'postgresql']);
+
+function onlyNamed(all: readonly Dialect[]): readonly Dialect[] {
+  const named = (process.env.LISTQL_TEST_DIALECTS ?? '')
+    .split(',')
+    .map((d) => d.trim())
+    .filter(Boolean);
+  if (named.length === 0) return all;
+  const unknown = named.filter((d) => !all.includes(d as Dialect));
+  if (unknown.length > 0) throw new Error(`LISTQL_TEST_DIALECTS names unknown dialects: ${unknown.join(', ')}`);
+  return all.filter((d) => named.includes(d));
+}
 
 const DEFAULT_PG_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
 

@@ -56,6 +56,7 @@ export function boundFor(orm: MikroORM, entity: EntityName<any>): BoundSchema {
       operators: ALL,
       filterable: true,
       sortable: true,
+      selectable: true,
       prop,
     });
   }

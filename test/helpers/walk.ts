@@ -71,3 +71,35 @@ export async function walk(
     cursor = page.page.nextCursor;
   }
 }
+
+/**
+ * Follow prevCursor back from `cursor` to the first page, with page sizes taken in turn from `limits`. Each page must
+ * hold its items in the requested order, be full when it says hasMore (rows precede it), carry a prevCursor exactly
+ * then, and carry a nextCursor whenever it has items. Returns the pages in the order they were read (last first).
+ */
+export async function walkBack(
+  scoped: ScopedEngine,
+  query: Record<string, string>,
+  cursor: string,
+  limits: readonly number[],
+  maxPages = 200,
+): Promise<Walk> {
+  const items: Record<string, unknown>[] = [];
+  const pages: Page[] = [];
+  let prev: string | undefined = cursor;
+  for (let i = 0; prev; i++) {
+    if (i >= maxPages) throw new Error('test: the backward walk does not end');
+    const limit = limits[i % limits.length]!;
+    const page = await scoped.list({ ...query, limit: String(limit), cursor: prev });
+    pages.push(page);
+    assert.is(page.page.limit, limit);
+    assert.is(page.page.offset, 0);
+    assert.ok(page.items.length <= limit, 'a backward page holds more items than its limit');
+    assert.is(page.page.hasMore, page.page.prevCursor !== undefined, 'hasMore ⇔ prevCursor on a backward page');
+    if (page.page.hasMore) assert.is(page.items.length, limit, 'a page with rows before it is not full');
+    assert.is(page.page.nextCursor !== undefined, page.items.length > 0, 'a backward page continues after its items');
+    items.unshift(...page.items);
+    prev = page.page.prevCursor;
+  }
+  return { items, pages };
+}

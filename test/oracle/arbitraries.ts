@@ -124,7 +124,7 @@ function leafArb(scope: Scope, shape: ShapeOptions): fc.Arbitrary<GenFilter> {
       : scope.variables.flatMap((v) =>
           pathsOf(v.entity, shape.hops, filterable).map((p) => ({ ...p, variable: v.name })),
         );
-  return fc.constantFrom(...paths).chain((path): fc.Arbitrary<GenFilter> => {
+  const fields = fc.constantFrom(...paths).chain((path): fc.Arbitrary<GenFilter> => {
     const ops = path.field.ops;
     const choices: fc.Arbitrary<GenFilter>[] = [];
     const valueOps = VALUE_OPS.filter((op) => ops.includes(op));
@@ -144,6 +144,31 @@ function leafArb(scope: Scope, shape: ShapeOptions): fc.Arbitrary<GenFilter> {
     if (ops.includes('null')) choices.push(fc.boolean().map((negated) => ({ kind: 'null', path, negated })));
     return fc.oneof(...choices);
   });
+  // `<to-one path> is null` on relations exposed with nullCheck, at a small weight beside field comparisons.
+  const starts = scope.variables.length ? scope.variables : [{ name: undefined, entity: scope.root }];
+  const relationPaths = starts.flatMap((start) =>
+    nullCheckPaths(start.entity, shape.hops + 1).map((hops) => ({
+      ...(start.name ? { variable: start.name } : {}),
+      hops,
+    })),
+  );
+  if (relationPaths.length === 0) return fields;
+  const relNull = fc
+    .tuple(fc.constantFrom(...relationPaths), fc.boolean())
+    .map(([path, negated]): GenFilter => ({ kind: 'relNull', ...path, negated }));
+  return fc.oneof({ weight: 10, arbitrary: fields }, { weight: 1, arbitrary: relNull });
+}
+
+/** Every chain of up to `hops` to-one relations from an entity whose last relation allows `is null`. */
+function nullCheckPaths(entity: EntitySpec, hops: number, prefix: readonly RelationSpec[] = []): RelationSpec[][] {
+  const out: RelationSpec[][] = [];
+  if (hops === 0) return out;
+  for (const r of entity.relations) {
+    if (r.cardinality !== 'one') continue;
+    if (r.nullCheck) out.push([...prefix, r]);
+    out.push(...nullCheckPaths(r.target(), hops - 1, [...prefix, r]));
+  }
+  return out;
 }
 
 const memo = new Map<string, fc.Arbitrary<GenFilter>>();

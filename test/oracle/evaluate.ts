@@ -7,6 +7,8 @@
  * - A path through to-one relations is an EXISTS over the related row (DESIGN §5.3): TRUE when the related row
  *   exists and the comparison is TRUE, otherwise FALSE (never UNKNOWN). A related row hidden by soft delete or
  *   tenant does not exist.
+ * - `<to-one path> is null` (a relation exposed with nullCheck): TRUE when a hop has no existing related row;
+ *   `is not null` is its complement. Never UNKNOWN.
  * - `any`: some existing child makes the predicate TRUE. `all`: no existing child makes it FALSE or UNKNOWN
  *   (so an empty collection satisfies `all`).
  */
@@ -36,6 +38,11 @@ export function evaluate(filter: GenFilter, row: Row, ctx: EvalContext): Truth {
     case 'in':
     case 'null':
       return onPath(filter.path, row, ctx, (value) => scalar(filter, value));
+    case 'relNull': {
+      // EXISTS over the related row (passing its filters): TRUE or FALSE, never UNKNOWN.
+      const end = follow(startOf(filter.variable, row, ctx), filter.hops, ctx.visibility);
+      return filter.negated ? end !== undefined : end === undefined;
+    }
     case 'not':
       return not3(evaluate(filter.operand, row, ctx));
     case 'and':

@@ -25,6 +25,13 @@ export type GenFilter =
   | { readonly kind: 'cmp'; readonly path: GenPath; readonly op: ValueOp; readonly literal: GenLiteral }
   | { readonly kind: 'in'; readonly path: GenPath; readonly negated: boolean; readonly literals: readonly GenLiteral[] }
   | { readonly kind: 'null'; readonly path: GenPath; readonly negated: boolean }
+  /** `<to-one hops> is null`: the related row at the end of the hops is missing or hidden (`negated`: present). */
+  | {
+      readonly kind: 'relNull';
+      readonly variable?: string;
+      readonly hops: readonly RelationSpec[];
+      readonly negated: boolean;
+    }
   | { readonly kind: 'not'; readonly operand: GenFilter }
   | { readonly kind: 'and' | 'or'; readonly left: GenFilter; readonly right: GenFilter }
   | {
@@ -60,6 +67,10 @@ export function printFilter(filter: GenFilter, spacing: Spacing = [' ']): string
       }
       case 'null':
         return `${printPath(f.path)}${ws()}is${ws()}${f.negated ? `not${ws()}` : ''}null`;
+      case 'relNull': {
+        const path = [...(f.variable ? [f.variable] : []), ...f.hops.map((h) => h.name)].join('/');
+        return `${path}${ws()}is${ws()}${f.negated ? `not${ws()}` : ''}null`;
+      }
       case 'not':
         return `not${ws()}${group(f.operand, f.operand.kind === 'and' || f.operand.kind === 'or')}`;
       case 'and':

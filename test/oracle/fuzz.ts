@@ -188,3 +188,109 @@ export const objectQueryArb: fc.Arbitrary<Record<string, unknown>> = fc.dictiona
   ),
   { maxKeys: 5 },
 );
+
+/** A cursor key as JSON carries it. */
+export type FuzzKey = string | number | boolean | null;
+
+/** Keys at and past the edges of every field kind: integer widths, bigints, decimals, dates, times, text. */
+const EDGE_KEYS: readonly FuzzKey[] = [
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  127,
+  128,
+  32767,
+  32768,
+  -32769,
+  2147483647,
+  2147483648,
+  -2147483649,
+  3000000000,
+  4294967296,
+  2 ** 53 - 1,
+  -(2 ** 53 - 1),
+  1e39,
+  -1e39,
+  1e-50,
+  5e-324,
+  1.1000000001,
+  3.4028235e38,
+  253402300800000,
+  -62135596800001,
+  '0',
+  '-0',
+  '01',
+  '9223372036854775807',
+  '9223372036854775808',
+  '-9223372036854775809',
+  '18446744073709551616',
+  '1.5',
+  '1.50',
+  '-0.00',
+  '0.1',
+  '9999999999.99',
+  '99999999999.999',
+  '1e3',
+  '2024-02-29',
+  '2023-02-29',
+  '2024-13-01',
+  '2024-04-31',
+  '0000-01-01',
+  '2024-01-01T00:00:00.000000',
+  '2024-01-01T00:00:00.000000Z',
+  '2024-02-30T00:00:00.000000Z',
+  '2024-01-01T25:00:00.000000Z',
+  '2024-01-01T23:60:00.000000Z',
+  '2024-01-01T23:59:60.000000Z',
+  '2024-01-01T00:00:00.000Z',
+  '2024-01-01 00:00:00.000000+00',
+  '0b6a1c52-5f3c-4f0e-9f5e-000000000001',
+  '0B6A1C52-5F3C-4F0E-9F5E-000000000001',
+  'draft',
+  'Draft',
+  '',
+  '\u0000',
+  'a\u0000b',
+  '\uD800',
+  'x'.repeat(300),
+];
+
+/** Change one character of a text: a digit to another digit, or any character to a random one or U+0000. */
+function mutateText(text: string, at: number, pick: number): string {
+  if (text.length === 0) return ['\u0000', '0', 'a'][pick % 3]!;
+  const i = at % text.length;
+  const c = text[i]!;
+  const replacement = /\d/.test(c) ? String(pick % 10) : ['\u0000', '9', '-', 'Z', ' ', 'é'][pick % 6]!;
+  return text.slice(0, i) + replacement + text.slice(i + 1);
+}
+
+/** Forge a key near a valid one: an edge value, a one-character change, or the valid value pushed out of range. */
+export function forgedKeyArb(valid: FuzzKey): fc.Arbitrary<FuzzKey> {
+  const near: fc.Arbitrary<FuzzKey>[] = [fc.constantFrom(...EDGE_KEYS), fc.constant(valid)];
+  if (typeof valid === 'string')
+    near.push(
+      fc.tuple(fc.nat(), fc.nat()).map(([at, pick]) => mutateText(valid, at, pick)),
+      fc.constantFrom(`${valid}0`, `-${valid}`, `${valid}\u0000`, `${valid}.0`, valid.toUpperCase()),
+    );
+  if (typeof valid === 'number')
+    near.push(
+      fc.constantFrom(valid * 2 ** 31, valid + 2 ** 32, -valid - 1, valid + 0.5, valid * 1e30),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.integer(),
+    );
+  return fc.oneof(...near);
+}
+
+/**
+ * Forge cursor tokens that pass every structural check (canonical JSON, the right signature and key count), so
+ * only the key values are wrong, or right: each key is a forgedKeyArb of the valid token's key at its place.
+ */
+export function forgedCursorArb(valid: string): fc.Arbitrary<string> {
+  const doc = JSON.parse(Buffer.from(valid, 'base64url').toString('utf8')) as { s: string; k: FuzzKey[] };
+  return fc
+    .tuple(...doc.k.map((key) => forgedKeyArb(key)))
+    .map((k) => Buffer.from(JSON.stringify({ v: 1, s: doc.s, k }), 'utf8').toString('base64url'));
+}

@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { filterable, type Policy, schema, sortable } from '../../src/policy/index.ts';
 import { Author, Book, Category, Country, Profile, Publisher, Review, Tag } from '../fixtures/library.ts';
 import { field } from './catalog.ts';
-import type { EntitySpec, FieldSpec, RelationSpec, Row } from './model.ts';
+import type { EntitySpec, FieldSpec, RelationSpec, Row, Visibility } from './model.ts';
 import { createRandom, type Random } from './random.ts';
 
 interface Decl {
@@ -15,6 +15,7 @@ interface Decl {
   readonly name: string;
   readonly pk: readonly string[];
   readonly tenant?: boolean;
+  readonly pathFilter?: EntitySpec['pathFilter'];
   readonly fields: readonly FieldSpec[];
   readonly relations: readonly (readonly [name: string, cardinality: 'one' | 'many', target: Decl])[];
 }
@@ -49,11 +50,25 @@ const profile: Decl = {
   fields: [field('id', 'integer', false), field('bio', 'string', true)],
   relations: [['author', 'one', authorTiny]],
 };
+/**
+ * The `pricedBook` filter of test/fixtures/library.ts, `{ book: { price: { $gt: 0 } } }`, as em.find applies it:
+ * the review's book must exist under the book's own soft-delete and tenant filters (they sit in the join) and cost
+ * more than 0 (NULL does not).
+ */
+function pricedBook(row: Row, scope: Visibility): boolean {
+  const book = row['book'] as Row | null | undefined;
+  if (!book) return false;
+  if (scope.softDelete && book['deletedAt'] != null) return false;
+  if (scope.tenant !== undefined && book['tenant'] !== scope.tenant) return false;
+  return typeof book['price'] === 'number' && book['price'] > 0;
+}
+
 const review: Decl = {
   entity: Review,
   name: 'Review',
   pk: ['id'],
   tenant: true,
+  pathFilter: pricedBook,
   fields: [field('id', 'integer', false), field('stars', 'integer', true)],
   relations: [],
 };
@@ -133,6 +148,7 @@ function specOf(decl: Decl): EntitySpec {
     property: name,
     cardinality,
     target: () => specOf(target),
+    ...(cardinality === 'one' ? { nullCheck: true } : {}),
   }));
   return {
     name: decl.name,
@@ -141,13 +157,16 @@ function specOf(decl: Decl): EntitySpec {
     relations,
     softDelete: true,
     tenant: decl.tenant === true,
+    ...(decl.pathFilter ? { pathFilter: decl.pathFilter } : {}),
   };
 }
 
 function policyOf(decl: Decl): Policy {
   let policy = schema(decl.entity as typeof Book) as unknown as Policy;
   for (const f of decl.fields) policy = policy.expose(f.name as never, filterable(), sortable());
-  for (const [name, , target] of decl.relations) policy = policy.relation(name, policyOf(target));
+  // Every to-one relation allows `<name> is null` (the reference models it: see evaluate.ts).
+  for (const [name, cardinality, target] of decl.relations)
+    policy = policy.relation(name, policyOf(target), cardinality === 'one' ? { nullCheck: true } : {});
   return policy;
 }
 

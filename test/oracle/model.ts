@@ -35,6 +35,8 @@ export interface RelationSpec {
   readonly property: string;
   readonly cardinality: 'one' | 'many';
   readonly target: () => EntitySpec;
+  /** To-one, exposed with `nullCheck`: `<name> is null` tests whether the related row is missing (or hidden). */
+  readonly nullCheck?: boolean;
 }
 
 /** An exposed entity: its fields, relations, primary-key row keys and which row filters apply to it. */
@@ -48,6 +50,11 @@ export interface EntitySpec {
   readonly softDelete?: boolean;
   /** Rows whose `tenant` differs from the active tenant are hidden while a tenant is set. */
   readonly tenant?: boolean;
+  /**
+   * The fixture's filter whose condition reaches through a relation, written out over rows: while
+   * `Visibility.pathFilter` is on, rows it returns false for are hidden.
+   */
+  readonly pathFilter?: (row: Row, scope: Visibility) => boolean;
 }
 
 /** An in-memory row: scalar values by property, related rows by relation property. */
@@ -59,12 +66,15 @@ export interface Row {
 export interface Visibility {
   readonly softDelete: boolean;
   readonly tenant?: number;
+  /** The fixture's relation-path filter (see EntitySpec.pathFilter) is on. */
+  readonly pathFilter?: boolean;
 }
 
 /** Tell whether a row exists under the active filters: filtered-out rows do not exist at all. */
 export function visible(entity: EntitySpec, row: Row, scope: Visibility): boolean {
   if (entity.softDelete && scope.softDelete && row['deletedAt'] != null) return false;
   if (entity.tenant && scope.tenant !== undefined && row['tenant'] !== scope.tenant) return false;
+  if (entity.pathFilter && scope.pathFilter && !entity.pathFilter(row, scope)) return false;
   return true;
 }
 

@@ -1,5 +1,5 @@
-import type { CursorKeyType, CursorValue } from '../cursor/codec.ts';
 import type { Dialect } from '../plan/dialect.ts';
+import type { CursorKeyType, CursorValue } from './codec.ts';
 import type { KeyShape } from './key-shape.ts';
 
 /**

@@ -1,17 +1,18 @@
 import { type Platform, raw } from '@mikro-orm/core';
 import { QueryFlag } from '@mikro-orm/sql';
 import type { BoundSchema, ResolvedSortTerm } from '../bind/types.ts';
-import { type CursorKeySpec, type CursorValue, encodeCursor, keyFits } from '../cursor/codec.ts';
-import { sortSignature } from '../cursor/signature.ts';
+import { selectsExplicitly } from '../engine/qb-state.ts';
 import { ListError } from '../errors.ts';
 import { ALIAS_PREFIX } from '../plan/alias.ts';
 import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
 import type { Dialect } from '../plan/dialect.ts';
 import type { KeysetColumn } from '../plan/keyset.ts';
 import type { SortKey } from '../plan/order.ts';
+import { type CursorKeySpec, type CursorValue, encodeCursor, keyFits } from './codec.ts';
+import { keyHolds } from './key-check.ts';
 import { type KeyShape, shapeOfField } from './key-shape.ts';
 import { cursorTypeOf, readExpression, readKeyValue } from './key-values.ts';
-import { selectsExplicitly } from './qb-state.ts';
+import { sortSignature } from './signature.ts';
 
 /** One effective sort key with what its cursor value needs: the column's shape and the key's JSON spec. */
 export interface CursorKey {
@@ -20,11 +21,18 @@ export interface CursorKey {
   readonly spec: CursorKeySpec;
 }
 
-/** The cursor side of an effective sort: its keys and the opaque signature a cursor must carry. */
+/**
+ * The cursor side of an effective sort: its keys and the opaque signatures a cursor must carry, one for a position
+ * to continue after (forward) and one for a position to page back from (backward).
+ */
 export interface CursorPlan {
   readonly keys: readonly CursorKey[];
   readonly signature: string;
+  readonly backwardSignature: string;
 }
+
+/** The extra signed part of a backward cursor: the same sort with this marker never hashes like a forward one. */
+const BACKWARD = 'backward';
 
 /** What deriving a cursor plan needs from the engine: the bound root, its dialect and primary-key shapes. */
 export interface KeyContext {
@@ -65,7 +73,10 @@ export function cursorPlanFor(
 /**
  * Derive the cursor plan of an effective sort. The signature covers the root entity and, per key, its table,
  * column, join path (relation property names), field kind and direction: the same effective sort always gives the
- * same signature, and any change to it gives another.
+ * same signature, and any change to it gives another. The dialect is not signed: each key must be in the form this
+ * dialect writes (see key-check.ts), so a key written in another dialect's form is refused by construction. The
+ * backward signature hashes the same parts and one more, a direction marker: a forward and a backward cursor of one
+ * sort never share a signature, and a forward sort has 1 + 5n parts, so no forward sort can hash like it either.
  */
 export function cursorPlanOf(ctx: KeyContext, sort: readonly SortKey[]): CursorPlan {
   const parts: string[] = [ctx.bound.meta.className];
@@ -75,9 +86,10 @@ export function cursorPlanOf(ctx: KeyContext, sort: readonly SortKey[]): CursorP
     if (!shape) throw new Error(`listql: no shape for sort key column ${key.column}`);
     const table = relations.at(-1)?.target.meta.tableName ?? ctx.bound.meta.tableName;
     parts.push(table, key.column, relations.map((r) => r.property).join('/'), shape.kind, key.direction);
-    return { sort: key, shape, spec: { type: cursorTypeOf(shape, ctx.dialect), nullable: key.nullable } };
+    const holds = (value: string | number | boolean) => keyHolds(value, shape, ctx.dialect);
+    return { sort: key, shape, spec: { type: cursorTypeOf(shape, ctx.dialect), nullable: key.nullable, holds } };
   });
-  return { keys, signature: sortSignature(parts) };
+  return { keys, signature: sortSignature(parts), backwardSignature: sortSignature([...parts, BACKWARD]) };
 }
 
 /** The alias of the n-th key column read for the cursor; `lq…` is listql's reserved alias namespace. */
@@ -104,6 +116,7 @@ export function keysetColumns(qb: AnyQueryBuilder, keys: readonly CursorKey[], p
     sql: columnSql(qb, k.sort, platform),
     direction: k.sort.direction,
     nullable: k.sort.nullable,
+    ...(k.sort.nullsFirst ? { nullsFirst: true } : {}),
   }));
 }
 
@@ -139,7 +152,9 @@ export function takeKeys(row: Record<string, unknown>, keys: readonly CursorKey[
     delete row[orderAlias(i)];
     // A non-finite float is left for encodeCursor to refuse with its own clear message.
     if (typeof value === 'number' && !Number.isFinite(value)) return value;
-    if (value === undefined || !keyFits(value, k.spec))
+    // A value its column's declared type cannot hold (SQLite does not enforce types) would make a cursor that the
+    // next page refuses: fail here instead.
+    if (value === undefined || !keyFits(value, k.spec) || (value !== null && !k.spec.holds?.(value)))
       throw new ListError('execution_failed', 'a sort key holds a value that a cursor cannot carry exactly');
     return value;
   });
@@ -157,4 +172,9 @@ export function dropKeys<R extends Record<string, unknown>>(row: R, keys: readon
 /** Encode the cursor that continues after a row's keys. */
 export function cursorAfter(plan: CursorPlan, values: readonly CursorValue[]): string {
   return encodeCursor(plan.signature, values);
+}
+
+/** Encode the cursor that pages back from a row's keys: the rows strictly before it. */
+export function cursorBefore(plan: CursorPlan, values: readonly CursorValue[]): string {
+  return encodeCursor(plan.backwardSignature, values);
 }

@@ -1,0 +1,145 @@
+/**
+ * What the playground computes in the browser, without the server: syntax errors (listql's own parser, bundled),
+ * where an error's UTF-8 byte position falls in the text, and completions from the endpoint's `describe()`.
+ * Schema errors (unknown field, operator not allowed, …) come from the server, through `/explain`: the rules stay
+ * in one place.
+ */
+
+import { isListError } from '../../../src/errors.ts';
+import type { EngineDescription, FieldDescription, ListErrorJSON, SchemaDescription } from '../../../src/index.ts';
+import { parseFields } from '../../../src/syntax/fields.ts';
+import { parseFilter, parseSort } from '../../../src/syntax/index.ts';
+
+/** An error to underline: its message and the characters it covers, as string indices `[start, end)`. */
+export interface Located {
+  readonly message: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Turn a UTF-8 byte offset into `text` into a string (UTF-16) index. */
+export function indexOfByte(text: string, offset: number): number {
+  let bytes = 0;
+  let i = 0;
+  while (i < text.length && bytes < offset) {
+    const code = text.codePointAt(i)!;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    i += code >= 0x10000 ? 2 : 1;
+  }
+  return i;
+}
+
+/**
+ * Locate a ListError in the text of its parameter: from its byte position to the end of the word (or the one
+ * character) found there; at the very end of the text the range is empty, and the page marks the end instead.
+ */
+export function locate(text: string, error: ListErrorJSON): Located | undefined {
+  if (!error.position) return undefined;
+  const start = indexOfByte(text, error.position.offset);
+  const word = /^[\p{L}\p{N}_]+/u.exec(text.slice(start));
+  const end = word ? start + word[0].length : Math.min(start + 1, text.length);
+  return { message: error.message, start, end };
+}
+
+/** A parameter the page parses in the browser. */
+export type Parsed = 'filter' | 'sort' | 'fields';
+
+/** Check the syntax of a `filter`, `sort` or `fields` value as the server parses it; undefined when it parses. */
+export function syntaxError(parameter: Parsed, text: string, limits: EngineDescription['limits']): Located | undefined {
+  if (text.trim() === '') return undefined;
+  try {
+    if (parameter === 'filter') parseFilter(text, limits);
+    else if (parameter === 'sort') parseSort(text, limits);
+    else parseFields(text);
+    return undefined;
+  } catch (err) {
+    if (!isListError(err)) throw err;
+    return locate(text, err.toJSON());
+  }
+}
+
+/** What can be typed at the caret: the text range a choice replaces, and the choices. */
+export interface Completion {
+  readonly start: number;
+  readonly end: number;
+  readonly options: readonly string[];
+}
+
+/**
+ * Suggest, for the word at the caret, field paths (through to-one relations, `r/any(` for to-many ones, and
+ * paths from the variables of enclosing `any`/`all`) or, right after a field path, that field's operators; in
+ * `fields`, the selectable names.
+ */
+export function complete(parameter: Parsed, text: string, caret: number, description: EngineDescription): Completion {
+  const before = text.slice(0, caret);
+  const word = /[\p{L}\p{N}_/-]*$/u.exec(before)![0].replace(/^-/, '');
+  const start = caret - word.length;
+  const end = caret + /^[\p{L}\p{N}_/]*/u.exec(text.slice(caret))![0].length;
+  const prefixed = (options: readonly string[]) => ({
+    start,
+    end,
+    options: options.filter((o) => o.startsWith(word) && o !== word),
+  });
+  if (parameter === 'sort') return prefixed(paths(description, '', 'sort'));
+  if (parameter === 'fields') return prefixed(description.selectable ?? []);
+  const variables = variablesAt(before.slice(0, start), description);
+  const previous = /(\S+)\s+$/u.exec(before.slice(0, start))?.[1];
+  const field = previous === undefined ? undefined : fieldAt(previous, description, variables);
+  if (field) return prefixed(operatorsOf(field));
+  const options = paths(description, '', 'filter');
+  for (const [name, schema] of variables) options.push(...paths(schema, `${name}/`, 'filter'));
+  return prefixed(options);
+}
+
+function operatorsOf(field: FieldDescription): string[] {
+  return field.operators.flatMap((op) =>
+    op === 'nin' ? ['not in'] : op === 'null' ? ['is null', 'is not null'] : [op],
+  );
+}
+
+/** Every path a client can write from `schema`: fields (filterable or sortable), to-one paths, to-many `any(`/`all(`. */
+function paths(schema: SchemaDescription, prefix: string, parameter: 'filter' | 'sort'): string[] {
+  const out: string[] = [];
+  for (const f of schema.fields) if (parameter === 'sort' ? f.sortable : f.filterable) out.push(prefix + f.name);
+  for (const r of schema.relations)
+    if (r.cardinality === 'one') out.push(...paths(r.schema, `${prefix}${r.name}/`, parameter));
+    else if (parameter === 'filter') out.push(`${prefix}${r.name}/any(`, `${prefix}${r.name}/all(`);
+  return out;
+}
+
+/** The variables of the `any(`/`all(` still open before the caret, with the schema each ranges over. */
+function variablesAt(before: string, root: SchemaDescription): Map<string, SchemaDescription> {
+  const variables = new Map<string, SchemaDescription>();
+  for (const m of before.matchAll(/([\p{L}\p{N}_/]+)\/(?:any|all)\(\s*([\p{L}_][\p{L}\p{N}_]*)\s*:/gu)) {
+    const target = relationAt(m[1]!, root, variables);
+    if (target) variables.set(m[2]!, target);
+  }
+  return variables;
+}
+
+function relationAt(
+  path: string,
+  root: SchemaDescription,
+  variables: Map<string, SchemaDescription>,
+): SchemaDescription | undefined {
+  const segments = path.split('/');
+  let schema = variables.get(segments[0]!) ?? root;
+  if (variables.has(segments[0]!)) segments.shift();
+  for (const name of segments) {
+    const relation = schema.relations.find((r) => r.name === name);
+    if (!relation) return undefined;
+    schema = relation.schema;
+  }
+  return schema;
+}
+
+function fieldAt(
+  path: string,
+  root: SchemaDescription,
+  variables: Map<string, SchemaDescription>,
+): FieldDescription | undefined {
+  const segments = path.split('/');
+  const name = segments.pop()!;
+  const schema = segments.length ? relationAt(segments.join('/'), root, variables) : root;
+  return schema?.fields.find((f) => f.name === name);
+}

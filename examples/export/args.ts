@@ -1,0 +1,99 @@
+/**
+ * The export script's command line: read with `node:util` parseArgs, after one fix-up. parseArgs refuses
+ * `--sort -year` (a value that starts with a dash might be a forgotten option), yet a descending sort starts with a
+ * dash: a value-taking option followed by anything but another `--option` takes it as its value.
+ */
+import { parseArgs } from 'node:util';
+import { parseTenant } from '../bookstore/tenants.ts';
+
+/** The largest page size `items()` accepts. */
+const MAX_PAGE_SIZE = 10_000;
+
+/** What `--help` prints, and what follows every argument error. */
+export const USAGE = `Usage: npm run export -- [options]
+
+Export every book of one tenant that matches a filter, walking cursors page by page.
+
+  --filter <expr>     a filter in the request language, e.g. "year lt 1970"
+  --sort <keys>       sort keys, e.g. -year or year,-price (a leading - sorts descending)
+  --search <term>     only books whose title contains the term, ignoring case
+  --tenant <id>       the tenant whose books to export: 1 or 2 (default 1)
+  --csv               write CSV (always with a header line) instead of NDJSON
+  --out <file>        write to this file instead of stdout; its folder must exist
+  --page-size <n>     rows per query, 1 to ${MAX_PAGE_SIZE} (default 500)
+  -h, --help          print this help and exit`;
+
+/** The export's options, checked. */
+export interface ExportOptions {
+  readonly filter?: string;
+  readonly sort?: string;
+  readonly search?: string;
+  readonly tenant: number;
+  readonly csv: boolean;
+  readonly out?: string;
+  readonly pageSize: number;
+  readonly help: boolean;
+}
+
+/** A command line the export cannot run: the message is one line, meant for the user. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+const OPTIONS = {
+  filter: { type: 'string' },
+  sort: { type: 'string' },
+  search: { type: 'string' },
+  tenant: { type: 'string', default: '1' },
+  csv: { type: 'boolean', default: false },
+  out: { type: 'string' },
+  'page-size': { type: 'string', default: '500' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+/** Read and check the export's arguments, throwing a UsageError for anything it cannot run. */
+export function parseExportArgs(argv: readonly string[]): ExportOptions {
+  const args = attachValues(argv);
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    ({ values } = parse(args));
+  } catch (err) {
+    // Node's messages go on to explain `--`; the first sentence says what is wrong.
+    throw new UsageError((err as Error).message.split('. ')[0] ?? 'invalid arguments');
+  }
+  const tenant = parseTenant(values.tenant);
+  if (tenant === undefined) throw new UsageError(`--tenant must be 1 or 2, got '${values.tenant}'`);
+  const pageSize = values['page-size'];
+  if (!/^[1-9][0-9]{0,4}$/.test(pageSize) || Number(pageSize) > MAX_PAGE_SIZE)
+    throw new UsageError(`--page-size must be a whole number from 1 to ${MAX_PAGE_SIZE}, got '${pageSize}'`);
+  return {
+    ...(values.filter !== undefined ? { filter: values.filter } : {}),
+    ...(values.sort !== undefined ? { sort: values.sort } : {}),
+    ...(values.search !== undefined ? { search: values.search } : {}),
+    ...(values.out !== undefined ? { out: values.out } : {}),
+    tenant,
+    csv: values.csv,
+    pageSize: Number(pageSize),
+    help: values.help,
+  };
+}
+
+function parse(args: string[]) {
+  return parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false });
+}
+
+/** Turn `--sort -year` into `--sort=-year` for every value-taking option; `--out --csv` is a missing value. */
+function attachValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (OPTIONS[token.slice(2) as keyof typeof OPTIONS]?.type !== 'string' || !token.startsWith('--')) {
+      out.push(token);
+      continue;
+    }
+    const next = argv[++i];
+    if (next === undefined || next.startsWith('--')) throw new UsageError(`${token} needs a value`);
+    out.push(`${token}=${next}`);
+  }
+  return out;
+}

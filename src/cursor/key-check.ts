@@ -1,0 +1,117 @@
+import type { Dialect } from '../plan/dialect.ts';
+import type { CursorValue } from './codec.ts';
+import type { KeyShape } from './key-shape.ts';
+import { plainDecimal } from './key-values.ts';
+
+const BIGINT = /^(?:0|-?[1-9]\d*)$/;
+const DECIMAL = /^(-?)(0|[1-9]\d*)(?:\.(\d+))?$/;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{6}(Z?)$/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UUID_LOWER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UUID_ANY_CASE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Epoch milliseconds of 0001-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z. */
+const MIN_EPOCH_MS = -62135596800000;
+const MAX_EPOCH_MS = 253402300799999;
+
+/**
+ * Tell whether a cursor key (already of the right JSON type) is a value its column can hold, written exactly as
+ * the engine writes that column's keys on this dialect. A key that passes can be bound against the column without
+ * the database refusing it, and a token whose key fails is `invalid_cursor` before any statement runs.
+ */
+export function keyHolds(value: Exclude<CursorValue, null>, shape: KeyShape, dialect: Dialect): boolean {
+  switch (shape.kind) {
+    case 'integer':
+      return typeof value === 'number' && Number.isSafeInteger(value) && inRange(BigInt(value), shape);
+    case 'bigint':
+      return typeof value === 'string' && BIGINT.test(value) && inRange(BigInt(value), shape);
+    case 'enum':
+      return (shape.enumItems ?? []).includes(value as string | number);
+    case 'string':
+      return typeof value === 'string' && holdsText(value, shape.maxLength);
+    case 'uuid':
+      return typeof value === 'string' && (dialect === 'postgresql' ? UUID_LOWER : UUID_ANY_CASE).test(value);
+    case 'decimal':
+      return typeof value === 'string' && holdsDecimal(value, shape, dialect);
+    case 'float':
+      return typeof value === 'number' && (dialect !== 'postgresql' || !shape.single || holdsSingle(value));
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'date':
+      return typeof value === 'string' && realDate(DATE.exec(value)) !== undefined;
+    case 'datetime':
+      if (dialect === 'sqlite')
+        return (
+          typeof value === 'number' && Number.isSafeInteger(value) && value >= MIN_EPOCH_MS && value <= MAX_EPOCH_MS
+        );
+      return typeof value === 'string' && holdsTimestamp(value, shape.timezone);
+    default: {
+      const never: never = shape.kind;
+      return never;
+    }
+  }
+}
+
+/** Within the range the column stores (already narrowed to what the database holds: see storedRange). */
+function inRange(value: bigint, shape: KeyShape): boolean {
+  const range = shape.range;
+  return range === undefined || (value >= range.min && value <= range.max);
+}
+
+/** No U+0000 (PostgreSQL text cannot hold it), no lone surrogate, and at most the declared length in characters. */
+function holdsText(value: string, maxLength: number | undefined): boolean {
+  if (value.includes('\u0000') || LONE_SURROGATE.test(value)) return false;
+  if (maxLength === undefined || value.length <= maxLength) return true;
+  let characters = 0;
+  for (const _ of value) if (++characters > maxLength) return false;
+  return true;
+}
+
+/**
+ * PostgreSQL writes a `numeric(p, s)` value with exactly s fractional digits (an unconstrained numeric keeps the
+ * digits it was given), and never as negative zero. SQLite keeps decimals as doubles, which the engine writes as
+ * the shortest plain decimal of that double. Either way the value fits the declared precision and scale.
+ */
+function holdsDecimal(value: string, shape: KeyShape, dialect: Dialect): boolean {
+  const m = DECIMAL.exec(value);
+  if (!m) return false;
+  const [, sign = '', whole = '', fraction = ''] = m;
+  if (sign && /^0*$/.test(whole + fraction)) return false;
+  if (dialect === 'sqlite') {
+    const number = Number(value);
+    if (!Number.isFinite(number) || plainDecimal(number) !== value) return false;
+  }
+  if (shape.scale === undefined || shape.precision === undefined) return true;
+  if (dialect === 'postgresql' ? fraction.length !== shape.scale : fraction.length > shape.scale) return false;
+  return whole === '0' || whole.length <= shape.precision - shape.scale;
+}
+
+/** A PostgreSQL `real` holds the value: finite and non-zero at single precision, in the form the driver reads. */
+function holdsSingle(value: number): boolean {
+  const single = Math.fround(value);
+  if (!Number.isFinite(single) || (single === 0 && value !== 0)) return false;
+  // PostgreSQL prints a real with the fewest digits that read back as the same single; the driver parses that.
+  for (let digits = 1; digits <= 9; digits++) {
+    const printed = Number(single.toPrecision(digits));
+    if (Math.fround(printed) === single) return printed === value;
+  }
+  return false;
+}
+
+/** `YYYY-MM-DDTHH:MM:SS.ffffff`, with `Z` exactly when the column keeps a time zone, as PostgreSQL keys are read. */
+function holdsTimestamp(value: string, timezone: boolean): boolean {
+  const m = TIMESTAMP.exec(value);
+  if (!m || realDate(m) === undefined) return false;
+  if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return false;
+  return (m[7] === 'Z') === timezone;
+}
+
+/** A real calendar date in years 0001–9999, from a match whose groups 1–3 are year, month and day. */
+function realDate(m: RegExpExecArray | null): number | undefined {
+  if (!m) return undefined;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (y < 1 || mo < 1 || mo > 12 || d < 1) return undefined;
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  const days = mo === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(mo) ? 30 : 31;
+  return d <= days ? y : undefined;
+}

@@ -1,0 +1,37 @@
+import type { ParsedQuery } from '../syntax/ast.ts';
+import type { ListContext } from './config.ts';
+import { type Page, pageOf, type Scope } from './list.ts';
+import { openListing } from './listing.ts';
+
+/**
+ * The key under which a scoped engine lists a page with a cursor after every item, for adapters whose protocol
+ * wants one per item (GraphQL edges). Registered with Symbol.for so that every copy of listql agrees on it.
+ */
+export const LIST_EDGES: unique symbol = Symbol.for('listql.listEdges') as never;
+
+/** A page and, per item, the cursor that continues after it. */
+export interface EdgesPage {
+  readonly page: Page;
+  readonly cursors: readonly string[];
+}
+
+/** What a scoped engine answers under LIST_EDGES: list() with a cursor per item. */
+export type EdgesLister<Q, C> = (query: Q, ctx?: C) => Promise<EdgesPage>;
+
+/** List one page as list() does, and encode the cursor after each of its items. */
+export async function listEdges<C extends ListContext>(
+  scope: Scope<C>,
+  parsed: ParsedQuery,
+  ctx: C,
+): Promise<EdgesPage> {
+  const listing = await openListing(scope, parsed, ctx, false);
+  const data = await listing.fetch(listing.after, { cursors: true, backward: listing.backward });
+  const count = listing.resolved.count ? await listing.count() : undefined;
+  return { page: pageOf(listing.paging, data, count), cursors: data.cursors ?? [] };
+}
+
+/** Return the edges lister of a scoped engine, or undefined when it is not a listql engine. */
+export function edgesListerOf<Q, C>(scoped: object): EdgesLister<Q, C> | undefined {
+  const lister = (scoped as { [LIST_EDGES]?: unknown })[LIST_EDGES];
+  return typeof lister === 'function' ? (lister as EdgesLister<Q, C>) : undefined;
+}

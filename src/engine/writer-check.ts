@@ -1,0 +1,64 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { EntityMetadata } from '@mikro-orm/core';
+import type { ItemWriter, Row } from './item-writer.ts';
+
+/** Where a checked item writer stands: not yet compared with serialize(), agreeing with it, or set aside. */
+export type WriterState = 'unchecked' | 'trusted' | 'declined';
+
+/** An item writer that is compared once with MikroORM's serialize() before it is trusted. */
+export interface CheckedItemWriter extends ItemWriter {
+  /** The writer's standing so far (for tests and diagnostics). */
+  readonly state: WriterState;
+}
+
+/**
+ * Guard the compiled item writer (which reproduces MikroORM's serialize() without hydrating) against a MikroORM
+ * release whose serialize() writes items differently: the first page the writer answers is also serialized by
+ * MikroORM itself (`reference`); when the two differ in any value or key order, the writer is set aside for good
+ * and hydration answers every page, so a user never sees items that serialize() would not give.
+ */
+export function checkedItemWriter(writer: ItemWriter, reference: (rows: readonly Row[]) => Row[]): CheckedItemWriter {
+  let state: WriterState = 'unchecked';
+  const write = (rows: readonly Row[]): Row[] | undefined => {
+    if (state === 'declined') return undefined;
+    if (state === 'trusted' || rows.length === 0) return writer(rows);
+    // The writer's rows stay untouched: the reference copies what it hands to hydration.
+    const items = writer(rows);
+    if (items === undefined) return undefined;
+    const expected = reference(rows);
+    if (sameItems(items, expected)) {
+      state = 'trusted';
+      return items;
+    }
+    state = 'declined';
+    return expected;
+  };
+  return Object.defineProperty(write, 'state', { get: () => state, enumerable: true }) as CheckedItemWriter;
+}
+
+/** Copy rows keeping only the entity's properties (no cursor-key columns), as hydration expects them. */
+export function entityRows(rows: readonly Row[], meta: EntityMetadata): Row[] {
+  return rows.map((row) => {
+    const copy: Row = {};
+    for (const key of Object.keys(row)) if (key in meta.properties) copy[key] = row[key];
+    return copy;
+  });
+}
+
+/** Tell whether two item lists are equal value for value, with the same keys in the same order at every level. */
+function sameItems(a: readonly Row[], b: readonly Row[]): boolean {
+  return a.length === b.length && a.every((item, i) => sameKeyOrder(item, b[i]) && isDeepStrictEqual(item, b[i]));
+}
+
+function sameKeyOrder(a: unknown, b: unknown): boolean {
+  if (!isPlainObject(a) || !isPlainObject(b)) return true;
+  const keys = Object.keys(a);
+  const other = Object.keys(b);
+  return keys.length === other.length && keys.every((k, i) => k === other[i] && sameKeyOrder(a[k], b[k]));
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}

@@ -1,0 +1,88 @@
+import {
+  GraphQLBoolean,
+  type GraphQLFieldConfig,
+  type GraphQLFieldConfigArgumentMap,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+} from 'graphql';
+import type { EngineDescription } from '../engine/describe.ts';
+import type { EdgesPage } from '../engine/edges.ts';
+
+/** A list item as the engine returns it. */
+type Item = Record<string, unknown>;
+
+/** What a connection field resolves to: the engine's page, its per-item cursors, and how the request started. */
+export interface ConnectionValue {
+  readonly result: EdgesPage;
+  /** The request had an `after` cursor or a positive `offset`: rows exist before this page. */
+  readonly hasPrevious: boolean;
+}
+
+/** The Relay `PageInfo` type, shared by every connection of a schema. */
+export const pageInfoType = new GraphQLObjectType<ConnectionValue>({
+  name: 'PageInfo',
+  description: 'Where a page stands in the list: pass `endCursor` as `after` to read the next page.',
+  fields: {
+    hasNextPage: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (c) => c.result.page.page.hasMore },
+    hasPreviousPage: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (c) => c.hasPrevious },
+    startCursor: { type: GraphQLString, resolve: (c) => c.result.cursors[0] ?? null },
+    endCursor: { type: GraphQLString, resolve: (c) => c.result.cursors.at(-1) ?? null },
+  },
+});
+
+/** Build the `<Type>Connection` type of an endpoint: edges, nodes, pageInfo, and totalCount when count is allowed. */
+export function connectionType(typeName: string, node: GraphQLObjectType, allowCount: boolean): GraphQLObjectType {
+  const edge = new GraphQLObjectType<{ node: Item; cursor: string }>({
+    name: `${typeName}Edge`,
+    fields: {
+      node: { type: new GraphQLNonNull(node) },
+      cursor: { type: new GraphQLNonNull(GraphQLString), description: 'Continues the list after this node.' },
+    },
+  });
+  const fields: Record<string, GraphQLFieldConfig<ConnectionValue, unknown>> = {
+    edges: {
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edge))),
+      resolve: (c) => c.result.page.items.map((item, i) => ({ node: item, cursor: c.result.cursors[i] })),
+    },
+    nodes: {
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(node))),
+      resolve: (c) => c.result.page.items,
+    },
+    pageInfo: { type: new GraphQLNonNull(pageInfoType), resolve: (c) => c },
+  };
+  if (allowCount)
+    fields.totalCount = {
+      type: new GraphQLNonNull(GraphQLInt),
+      description: 'The number of matching rows; counted only when selected.',
+      resolve: (c) => c.result.page.page.count,
+    };
+  return new GraphQLObjectType<ConnectionValue>({ name: `${typeName}Connection`, fields });
+}
+
+/** The arguments of a connection field, with the endpoint's bounds in their descriptions. */
+export function connectionArgs(description: EngineDescription): GraphQLFieldConfigArgumentMap {
+  const { limits } = description;
+  const args: GraphQLFieldConfigArgumentMap = {
+    filter: {
+      type: GraphQLString,
+      description: 'Filter expression, in the same language as the `filter` query parameter.',
+    },
+    sort: {
+      type: GraphQLString,
+      description: `Comma-separated sort keys; a leading \`-\` sorts descending.${
+        description.defaultSort === undefined ? '' : ` Default: \`${description.defaultSort}\`.`
+      }`,
+    },
+    first: {
+      type: GraphQLInt,
+      description: `Page size, 0 to ${limits.maxLimit}; default ${limits.defaultLimit}.`,
+    },
+    after: { type: GraphQLString, description: 'An `endCursor` or edge `cursor` of the same query, sent unchanged.' },
+    offset: { type: GraphQLInt, description: `Rows to skip, up to ${limits.maxOffset}; not with \`after\`.` },
+  };
+  if (description.capabilities.search) args.search = { type: GraphQLString, description: 'Search term.' };
+  return args;
+}

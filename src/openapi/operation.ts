@@ -1,0 +1,146 @@
+import type { EngineDescription, FieldDescription, SchemaDescription } from '../engine/describe.ts';
+import { type JsonObject, pageSchema, ref } from './schemas.ts';
+
+/** Names an operation carries in the document. */
+export interface OperationNames {
+  readonly operationId: string;
+  readonly summary: string;
+  /** The `components.schemas` entry its items point at. */
+  readonly itemSchema: string;
+}
+
+/** Build the GET operation of one list endpoint: its query parameters with their bounds and its responses. */
+export function listOperation(description: EngineDescription, names: OperationNames): JsonObject {
+  const { limits, capabilities } = description;
+  const parameters: JsonObject[] = [
+    param('filter', `Filter expression (REST grammar v1). ${filterHelp(description)} ${budgetHelp(limits)}`, {
+      type: 'string',
+      maxLength: limits.maxFilterBytes,
+    }),
+    param('sort', `Comma-separated sort keys; a leading \`-\` sorts descending. ${sortHelp(description)}`, {
+      type: 'string',
+      // The order used without `sort`; OpenAPI's `default` says exactly that (the primary key still follows).
+      ...(description.defaultSort === undefined ? {} : { default: description.defaultSort }),
+    }),
+    param('limit', 'Page size.', {
+      type: 'integer',
+      minimum: 0,
+      maximum: limits.maxLimit,
+      default: limits.defaultLimit,
+    }),
+    param('offset', 'Rows to skip. Must be omitted when `cursor` is sent.', {
+      type: 'integer',
+      minimum: 0,
+      maximum: limits.maxOffset,
+    }),
+    param('cursor', 'A `page.nextCursor` or `page.prevCursor`, sent unchanged, with the same sort.', {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_-]+$',
+      maxLength: limits.maxCursorBytes,
+    }),
+    param('fields', fieldsHelp(description), {
+      type: 'string',
+      pattern: '^[\\t\\n\\r ]*[A-Za-z_][A-Za-z0-9_]*([\\t\\n\\r ]*,[\\t\\n\\r ]*[A-Za-z_][A-Za-z0-9_]*)*[\\t\\n\\r ]*$',
+    }),
+  ];
+  if (capabilities.search)
+    parameters.push(
+      param('search', 'Search term.', { type: 'string', minLength: 1, maxLength: limits.maxSearchBytes }),
+    );
+  if (capabilities.count || capabilities.estimatedCount) parameters.push(countParameter(capabilities));
+
+  const json = (schema: JsonObject): JsonObject => ({ 'application/json': { schema } });
+  return {
+    operationId: names.operationId,
+    summary: names.summary,
+    parameters,
+    responses: {
+      '200': { description: 'One page of items.', content: json(pageSchema(description, ref(names.itemSchema))) },
+      '400': { description: 'The request is malformed or not allowed.', content: json(ref('ListError')) },
+      ...(limits.statementTimeout === undefined
+        ? {}
+        : {
+            '503': {
+              description: `code \`query_timeout\`: the query ran longer than ${limits.statementTimeout} ms and was stopped; try a cheaper request.`,
+              content: json(ref('ListError')),
+            },
+          }),
+      '500': { description: 'Internal error; no detail is disclosed.', content: json(ref('InternalError')) },
+    },
+  };
+}
+
+/** Derive `listBooks` (operation) and `Books` (schema prefix) from `/books`. */
+export function wordsOf(path: string): string {
+  const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
+/** What `fields` accepts, named. */
+function fieldsHelp(description: EngineDescription): string {
+  const names = description.selectable.map((n) => `\`${n}\``).join(', ');
+  return `Comma-separated root fields each item carries instead of all of them; the primary key is always included. Selectable: ${names}.`;
+}
+
+function param(name: string, description: string, schema: JsonObject): JsonObject {
+  return { name, in: 'query', required: false, description, schema };
+}
+
+/** The cost budget a filter must fit (see docs/security.md). */
+function budgetHelp(limits: EngineDescription['limits']): string {
+  return (
+    `Cost budget: at most ${limits.maxSubqueries} relationship sub-queries (each any/all and each to-one path step is one; ` +
+    `with count=true each counts twice), nested at most ${limits.maxSubqueryDepth} deep, and ${limits.maxInValuesTotal} ` +
+    'values in all in lists together.'
+  );
+}
+
+/** `name: eq, in; other/any(…)` lines, so a client can see what the filter accepts. */
+function filterHelp(description: SchemaDescription): string {
+  const lines: string[] = [];
+  walk(description, '', (prefix, field) => {
+    if (field.filterable)
+      lines.push(
+        `${prefix}${field.name}: ${field.operators.map((op) => (op === 'nin' ? 'not in' : op === 'null' ? 'is null' : op)).join(', ')}`,
+      );
+  });
+  for (const relation of description.relations) {
+    if (relation.nullCheck) lines.push(`${relation.name}: is null`);
+    if (relation.cardinality === 'many') lines.push(`${relation.name}/any(v: …), ${relation.name}/all(v: …)`);
+  }
+  return lines.length ? `Filterable: ${lines.join('; ')}.` : 'No field is filterable.';
+}
+
+function sortHelp(description: EngineDescription): string {
+  const keys: string[] = [];
+  walk(description, '', (prefix, field) => {
+    if (field.sortable) keys.push(prefix + field.name);
+  });
+  const sortable = keys.length ? `Sortable: ${keys.join(', ')}.` : 'No field is sortable.';
+  const fallback =
+    description.defaultSort === undefined ? 'the primary key' : `${description.defaultSort}, then the primary key`;
+  return `${sortable} Without sort: ${fallback}. At most ${description.limits.maxSortJoins} relations may be sorted through.`;
+}
+
+/** Visit every field reachable through to-one relations, with its path prefix. */
+function walk(
+  schema: SchemaDescription,
+  prefix: string,
+  visit: (prefix: string, field: FieldDescription) => void,
+): void {
+  for (const field of schema.fields) visit(prefix, field);
+  for (const relation of schema.relations)
+    if (relation.cardinality === 'one') walk(relation.schema, `${prefix}${relation.name}/`, visit);
+}
+
+/** `count`: a boolean with allowCount alone; with an estimated count, the string enum that adds `estimated`. */
+function countParameter(capabilities: EngineDescription['capabilities']): JsonObject {
+  if (!capabilities.estimatedCount)
+    return param('count', 'Also return the exact number of matching rows.', { type: 'boolean' });
+  const values = [...(capabilities.count ? ['true'] : []), 'false', 'estimated'];
+  const help = [
+    ...(capabilities.count ? ['`true`: also return the exact number of matching rows (page.count).'] : []),
+    "`estimated`: also return the database planner's estimate of the number of matching rows (page.estimatedCount), without counting them.",
+  ].join(' ');
+  return param('count', help, { type: 'string', enum: values });
+}

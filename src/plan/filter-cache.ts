@@ -1,0 +1,251 @@
+import type { EntityProperty } from '@mikro-orm/core';
+import type { BoundSchema, FieldRef, ResolvedFilter } from '../bind/types.ts';
+import type { Dialect } from './dialect.ts';
+import type { SqlFragment } from './fragment.ts';
+import { escapeGlob, escapeLike } from './like.ts';
+import { compileFilter, type PredicateContext } from './predicate.ts';
+
+/**
+ * Compiled filters, cached by shape. The SQL of a filter depends on its shape (node kinds, operators, fields,
+ * paths, variables, `in` list lengths), the query's aliases, the dialect and the MikroORM filter conditions of the
+ * relations it reaches, never on its literals: so a filter is compiled once per shape with a marker in place of
+ * each literal, and each request only puts its own values where the markers ended up.
+ *
+ * Request-dependent filter conditions (a tenant id in an `em` filter parameter) stay bound parameters: an entry
+ * remembers the condition of every relation its compilation looked up, and is used only while each is the same.
+ */
+
+/** Bounded like the parse cache: enough for every shape an API's clients send, small enough to never matter. */
+const MAX_ENTRIES = 512;
+
+/** U+0000 cannot appear in a literal (the grammar refuses control characters), so a marker is never real data. */
+const MARK = '\u0000lq';
+
+/** Where a request's value goes: a parameter that is the literal, or a LIKE/GLOB pattern around it. */
+type Slot =
+  | { readonly kind: 'const'; readonly value: unknown }
+  | { readonly kind: 'value'; readonly index: number }
+  | { readonly kind: 'pattern'; readonly index: number; readonly prefix: string; readonly suffix: string };
+
+interface Entry {
+  readonly sql: string;
+  /** Aliases the compilation drew: a reuse draws as many, so later joins of the query get the same fresh ones. */
+  readonly aliases: number;
+  readonly slots: readonly Slot[];
+  /** The filter condition of each relation the compilation looked up, as a comparable key. */
+  readonly conditions: ReadonlyMap<EntityProperty, string>;
+}
+
+const caches = new WeakMap<BoundSchema, Map<string, Entry>>();
+
+/**
+ * Compile a resolved filter as compileFilter() does, reusing the compiled SQL of an earlier filter of the same
+ * shape; falls back to a plain compilation whenever something in it cannot be keyed safely. `scope` names what
+ * else the SQL depends on: the aliases the query already uses (generated aliases skip them).
+ */
+export function compileFilterCached(
+  bound: BoundSchema,
+  filter: ResolvedFilter,
+  ctx: PredicateContext,
+  scope: string,
+): SqlFragment {
+  const values: unknown[] = [];
+  const shape = shapeOf(filter, values);
+  if (shape === undefined) return compileFilter(filter, ctx);
+  const key = `${ctx.dialect}|${ctx.alias}|${scope}|${shape}`;
+  let cache = caches.get(bound);
+  if (!cache) {
+    cache = new Map();
+    caches.set(bound, cache);
+  }
+  const hit = cache.get(key);
+  if (hit && conditionsHold(hit, ctx)) {
+    // Most recently used last: a Map keeps insertion order, so the first key is the least recently used.
+    cache.delete(key);
+    cache.set(key, hit);
+    for (let i = 0; i < hit.aliases; i++) ctx.relations?.nextAlias();
+    return { sql: hit.sql, params: fill(hit.slots, values, ctx.dialect) };
+  }
+  const entry = compileShape(filter, values.length, ctx);
+  if (!entry) return compileFilter(filter, ctx);
+  cache.set(key, entry);
+  if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
+  return { sql: entry.sql, params: fill(entry.slots, values, ctx.dialect) };
+}
+
+function marker(index: number): string {
+  return `${MARK}${index}\u0000`;
+}
+
+/** Compile the filter with markers for its literals, and note where each marker (and each lookup) went. */
+function compileShape(filter: ResolvedFilter, count: number, ctx: PredicateContext): Entry | undefined {
+  let next = 0;
+  const masked = mask(filter, () => marker(next++));
+  const conditions = new Map<EntityProperty, string>();
+  let keyable = true;
+  let aliases = 0;
+  const relations = ctx.relations
+    ? {
+        ...ctx.relations,
+        nextAlias: () => {
+          aliases++;
+          return ctx.relations!.nextAlias();
+        },
+        filterOf: (prop: EntityProperty) => {
+          const condition = ctx.relations!.filterOf(prop);
+          const key = conditionKey(condition);
+          if (key === undefined) keyable = false;
+          else conditions.set(prop, key);
+          return condition;
+        },
+      }
+    : undefined;
+  const compiled = compileFilter(masked, relations ? { ...ctx, relations } : ctx);
+  if (!keyable || compiled.sql.includes(MARK)) return undefined;
+  const slots: Slot[] = [];
+  let seen = 0;
+  for (const param of compiled.params) {
+    const slot = slotOf(param, count);
+    if (!slot) return undefined;
+    if (slot.kind !== 'const') seen++;
+    slots.push(slot);
+  }
+  // Every literal must have landed in exactly one parameter; anything else is not a shape we understand.
+  return seen === count ? { sql: compiled.sql, aliases, slots, conditions } : undefined;
+}
+
+function slotOf(param: unknown, count: number): Slot | undefined {
+  if (typeof param === 'string' && param.includes(MARK)) {
+    const at = param.indexOf(MARK);
+    const end = param.indexOf('\u0000', at + MARK.length);
+    const index = Number(param.slice(at + MARK.length, end));
+    if (!(index >= 0 && index < count) || param.indexOf(MARK, end) >= 0) return undefined;
+    if (at === 0 && end === param.length - 1) return { kind: 'value', index };
+    return { kind: 'pattern', index, prefix: param.slice(0, at), suffix: param.slice(end + 1) };
+  }
+  // Only plain values can be reused across requests; a raw fragment or any other object is compiled afresh.
+  const plain =
+    param === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof param) || param instanceof Date;
+  return plain ? { kind: 'const', value: param } : undefined;
+}
+
+function fill(slots: readonly Slot[], values: readonly unknown[], dialect: Dialect): unknown[] {
+  return slots.map((slot) => {
+    switch (slot.kind) {
+      case 'const':
+        return slot.value;
+      case 'value':
+        return values[slot.index];
+      case 'pattern':
+        return slot.prefix + escapePattern(dialect, String(values[slot.index])) + slot.suffix;
+      default: {
+        const never: never = slot;
+        return never;
+      }
+    }
+  });
+}
+
+function escapePattern(dialect: Dialect, value: string): string {
+  return dialect === 'sqlite' ? escapeGlob(value) : escapeLike(value);
+}
+
+function conditionsHold(entry: Entry, ctx: PredicateContext): boolean {
+  if (entry.conditions.size === 0) return true;
+  if (!ctx.relations) return false;
+  for (const [prop, key] of entry.conditions) if (conditionKey(ctx.relations.filterOf(prop)) !== key) return false;
+  return true;
+}
+
+/** A comparable text for a filter condition (plain data only); undefined when it holds anything else. */
+function conditionKey(condition: unknown): string | undefined {
+  let ok = true;
+  const text = JSON.stringify(condition ?? null, (_key, value: unknown) => {
+    if (typeof value === 'bigint') return `${value}n`;
+    if (typeof value === 'function' || typeof value === 'symbol') ok = false;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date)) {
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) ok = false;
+      // Symbol keys (MikroORM's raw fragments) are invisible to JSON: refuse rather than miss them.
+      if (Object.getOwnPropertySymbols(value).length > 0) ok = false;
+    }
+    return value;
+  });
+  return ok ? text : undefined;
+}
+
+/**
+ * The shape of a filter: everything compileFilter reads except the literal values, which are collected in order.
+ * Undefined when a node holds something the cache does not know how to key.
+ */
+function shapeOf(filter: ResolvedFilter, values: unknown[]): string | undefined {
+  switch (filter.kind) {
+    case 'compare':
+      values.push(filter.value);
+      return `c(${ref(filter.target)} ${filter.operator})`;
+    case 'like':
+      values.push(filter.value);
+      return `l(${ref(filter.target)} ${filter.operator})`;
+    case 'in':
+      values.push(...filter.values);
+      return `i(${ref(filter.target)} ${filter.negated ? 'not' : ''} ${filter.values.length})`;
+    case 'null':
+      return `n(${ref(filter.target)} ${filter.negated ? 'not' : ''})`;
+    case 'relationNull':
+      return `r(${filter.from ?? ''}/${filter.relations.map((r) => r.property).join('/')} ${filter.negated ? 'not' : ''})`;
+    case 'not': {
+      const operand = shapeOf(filter.operand, values);
+      return operand === undefined ? undefined : `!(${operand})`;
+    }
+    case 'and':
+    case 'or': {
+      const left = shapeOf(filter.left, values);
+      const right = left === undefined ? undefined : shapeOf(filter.right, values);
+      return right === undefined ? undefined : `${filter.kind}(${left},${right})`;
+    }
+    case 'quantifier': {
+      const predicate = shapeOf(filter.predicate, values);
+      const path = filter.relations.map((r) => r.property).join('/');
+      return predicate === undefined
+        ? undefined
+        : `q(${filter.quantifier} ${filter.from ?? ''} ${path} ${filter.variable}:${predicate})`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function ref(target: FieldRef): string {
+  return `${target.variable ?? ''}/${target.relations.map((r) => r.property).join('/')}/${target.field.column}`;
+}
+
+/** A copy of the filter with every literal replaced by the next marker, in the order shapeOf() collects them. */
+function mask(filter: ResolvedFilter, next: () => string): ResolvedFilter {
+  switch (filter.kind) {
+    case 'compare':
+      return { ...filter, value: next() };
+    case 'like':
+      return { ...filter, value: next() };
+    case 'in':
+      return { ...filter, values: filter.values.map(() => next()) };
+    case 'null':
+    case 'relationNull':
+      return filter;
+    case 'not':
+      return { ...filter, operand: mask(filter.operand, next) };
+    case 'and':
+    case 'or': {
+      const left = mask(filter.left, next);
+      return { ...filter, left, right: mask(filter.right, next) };
+    }
+    case 'quantifier':
+      return { ...filter, predicate: mask(filter.predicate, next) };
+    default:
+      return filter;
+  }
+}
+
+/** Count the compiled shapes cached for a bound schema (for tests and diagnostics). */
+export function cachedShapeCount(bound: BoundSchema): number {
+  return caches.get(bound)?.size ?? 0;
+}
