@@ -1,22 +1,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type CursorExpectation, type CursorValue, decodeCursor, encodeCursor } from '../src/cursor/codec.ts';
+import {
+  type CursorExpectation,
+  type CursorValue,
+  decodeCursor,
+  decodePosition,
+  encodeCursor,
+} from '../src/cursor/codec.ts';
 import { sortSignature } from '../src/cursor/signature.ts';
 import { ListError } from '../src/errors.ts';
 
-const SIG = sortSignature([
-  'Product',
-  'product',
-  'price',
-  '',
-  'decimal',
-  'desc',
-  'product',
-  'id',
-  '',
-  'integer',
-  'asc',
-]);
+const PARTS = ['Product', 'product', 'price', '', 'decimal', 'desc', 'product', 'id', '', 'integer', 'asc'];
+const SIG = sortSignature(PARTS);
 const EXPECT: CursorExpectation = {
   signature: SIG,
   keys: [
@@ -40,6 +35,25 @@ test('a token is unpadded base64url of the canonical JSON and round-trips', () =
   assert.not.match(good, /[=+/]/);
   assert.equal(decodeCursor(good, EXPECT), ['10.50', 7]);
   assert.equal(decodeCursor(encodeCursor(SIG, [null, 1]), EXPECT), [null, 1]);
+});
+
+test('the signature names the direction: a backward token decodes as backward, and only where one is expected', () => {
+  const BACK = sortSignature([...PARTS, 'backward']);
+  const expect = { ...EXPECT, backwardSignature: BACK };
+  const back = encodeCursor(BACK, ['10.50', 7]);
+  assert.is.not(BACK, SIG);
+  assert.equal(decodePosition(back, expect), { keys: ['10.50', 7], backward: true });
+  assert.equal(decodePosition(good, expect), { keys: ['10.50', 7], backward: false });
+  for (const [token, where] of [
+    [back, { ...EXPECT }],
+    [back, expect],
+  ] as const) {
+    assert.throws(
+      () => (where === expect ? decodeCursor(token, where) : decodePosition(token, where)),
+      (e: unknown) => e instanceof ListError && e.code === 'invalid_cursor',
+      'a backward token where only forward ones are read',
+    );
+  }
 });
 
 const rejected: [string, string, Partial<CursorExpectation>?][] = [

@@ -261,6 +261,8 @@ eachDialect('engine cursors', { entities: walkEntities, seed: seedWalk }, (test,
     assert.not.match(sql, /\boffset\b/i);
     assert.ok(!sql.includes(String(doc.k[0])), 'a cursor value is in the SQL text');
     assert.ok(values.includes(4), 'limit + 1 rows are fetched');
+    const explained = await scoped.explain({ sort: 'at', limit: '3', cursor: page.page.prevCursor! });
+    assert.is(explained.data?.sql, sql, 'explain() shows the backward statement list() sends');
   });
 
   test('backward from a NULL key: every non-NULL row precedes it, NULLS FIRST in the mirrored order', async ({

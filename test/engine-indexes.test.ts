@@ -116,6 +116,47 @@ eachDialect('engine indexes', { entities: [ShelfSchema, NoteSchema] }, (test, di
     }
   });
 
+  test('a deep backward page seeks on the same indexes, read the other way', async ({ db }) => {
+    const engine = createEngine(db.orm, { policy });
+    // From the middle of the table, and (-score, NULLs last) from among the NULLs at its end.
+    const rows: readonly [string, number][] = [
+      ['id', ROWS / 2],
+      ['-createdAt', ROWS / 2],
+      ['-score', ROWS / 2],
+      ['score', ROWS / 2],
+      ['-score', ROWS - 100],
+    ];
+    for (const [sort, offset] of rows) {
+      const label = `sort=${sort} offset=${offset}`;
+      const scoped = engine.from((db.orm.em.fork() as SqlEntityManager).createQueryBuilder(Shelf, 's'));
+      const page = await scoped.list({ sort, limit: '20', offset: String(offset) });
+      const { result, calls } = await captureDriver(() =>
+        scoped.list({ sort, limit: '20', cursor: page.page.prevCursor! }),
+      );
+      const expected = await scoped.list({ sort, limit: '20', offset: String(offset - 20) });
+      assert.equal(result.items, expected.items, label);
+      const data = calls.find((c) => /limit/i.test(c.sql))!;
+      const plan = await explain(db, data.sql, data.values);
+      if (dialect === 'sqlite') {
+        // In index order, no sort step; from a NULL the plain predicate reads the index from its start (the NULLs
+        // after the position, then the page), as SQLite forward pages with NULL branches do.
+        const seek = offset === ROWS - 100 ? /USING INDEX/ : /SEARCH .* USING (INDEX|INTEGER PRIMARY KEY)/;
+        assert.match(plan, seek, `${label}: ${plan}`);
+        assert.not.match(plan, /TEMP B-TREE/i, `${label}: ${plan}`);
+      } else if (/union all/i.test(data.sql)) {
+        // From a NULL: "every non-NULL value" and "the NULLs before it", each an index scan; the outer sort orders
+        // at most 2 × (limit + 1) rows.
+        assert.is(offset, ROWS - 100, `${label}: only a NULL position needs branches`);
+        assert.not.match(plan, /Seq Scan/, `${label}: ${plan}`);
+        assert.ok((plan.match(/Index (Only )?Scan/g) ?? []).length >= 2, `${label}: ${plan}`);
+      } else {
+        // The index gives the order and the start: a bounded scan, no sort step.
+        assert.match(plan, /Index Cond/, `${label}: ${plan}`);
+        assert.not.match(plan, /Seq Scan|\bSort\b/, `${label}: ${plan}`);
+      }
+    }
+  });
+
   test('a nullable descending key pages by seeking too (PostgreSQL: one UNION ALL of index scans)', async ({ db }) => {
     const engine = createEngine(db.orm, { policy });
     const scoped = engine.from((db.orm.em.fork() as SqlEntityManager).createQueryBuilder(Shelf, 's'));

@@ -113,11 +113,11 @@ const mirror = (c: KeysetColumn): KeysetColumn => ({
 
 const MIRRORED: readonly ShapeRow[] = [
   {
-    name: 'before a value of a nullable key: NULLs come after every value, so none precedes it',
+    name: 'before a value of a nullable key: no NULL precedes it, so the key bounds every branch',
     columns: [mirror(col('score', 'asc', true)), mirror(col('id', 'asc'))],
     values: [3, 7],
-    sql: '(("score" < ?) or ("score" = ? and "id" < ?))',
-    params: [3, 3, 7],
+    sql: '("score" <= ? and (("score" < ?) or ("score" = ? and "id" < ?)))',
+    params: [3, 3, 3, 7],
   },
   {
     name: 'before a NULL of a nullable key: every value precedes it, then the NULLs before it',

@@ -226,6 +226,31 @@ eachDialect(
       }
     });
 
+    test('a base scope joining a to-many relation (select distinct) walks back too', async ({ db, em }) => {
+      const tagged = entries(em)
+        .leftJoin('e.tags', 't')
+        .where({ 't.name': { $in: ['red', 'blue'] } });
+      const scoped = createEngine(db.orm, { policy: entryPolicy }).from(tagged);
+      const ids = new Set(TAGS.filter((t) => t.name === 'red' || t.name === 'blue').map((t) => t.entry));
+      for (const sort of ['-score', 'title,-at', 'group/name']) {
+        const expected = orderBy(
+          live.filter((e) => ids.has(e.id)),
+          sort,
+          entryGetters(dialect),
+          ['id'],
+        ).map((e) => e.id);
+        for (const size of [1, 2]) {
+          const forward = await walk(scoped, { sort }, [size]);
+          assert.equal(
+            forward.items.map((i) => i.id),
+            expected,
+            `sort=${sort}, size ${size}`,
+          );
+          await assertWalksBack(scoped, { sort }, forward, size);
+        }
+      }
+    });
+
     test('an offset page after the first carries a prevCursor; the first page none', async ({ db, em }) => {
       const scoped = createEngine(db.orm, { policy: entryPolicy }).from(entries(em));
       const expected = orderBy(live, 'at', entryGetters(dialect), ['id']).map((e) => e.id);

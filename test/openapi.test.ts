@@ -73,6 +73,9 @@ eachDialect('toOpenAPI', { entities: catalogEntities, seed: seedCatalog }, (test
       withAll.paths['/products'].get.responses['200'].content['application/json'].schema.properties.page.properties
         .count,
     );
+    const pageProps =
+      withAll.paths['/products'].get.responses['200'].content['application/json'].schema.properties.page.properties;
+    assert.equal(pageProps.prevCursor.type, 'string', 'pages carry prevCursor for paging back');
     await assertValid(withAll);
   });
 

@@ -42,7 +42,7 @@ interface Unit {
  * // (("p"."score" > ? or "p"."score" is null) or ("p"."score" = ? and "p"."id" > ?)), [5, 5, 9]
  * @example keysetPredicate([created desc, id desc], ['…', 9]) // ("p"."created", "p"."id") < (?, ?)
  * @example keysetPredicate([score desc nulls first, id desc], [5, 9]) // before (5, 9) in `sort=score`
- * // (("p"."score" < ?) or ("p"."score" = ? and "p"."id" < ?)), [5, 5, 9]
+ * // ("p"."score" <= ? and (("p"."score" < ?) or ("p"."score" = ? and "p"."id" < ?))), [5, 5, 5, 9]
  */
 export function keysetPredicate(
   columns: readonly KeysetColumn[],
@@ -60,9 +60,11 @@ export function keysetPredicate(
   }
   if (branches.length === 0) return { sql: '(1 = 0)', params: [] };
   const any = branches.length === 1 ? branches[0]! : wrapEach(branches);
-  // A leading NOT NULL unit bounds every branch (`k1 >= c1`): a range the index on k1 can seek to.
+  // A leading NOT NULL unit bounds every branch (`k1 >= c1`): a range the index on k1 can seek to. So does a leading
+  // key whose NULLs come first when its value is not NULL: then no branch matches a NULL.
   const first = units[0]!;
-  if (units.length > 1 && !first.nullable && branches.length > 1) {
+  const bounded = !first.nullable || (first.nullsFirst && first.values[0] !== null);
+  if (units.length > 1 && bounded && branches.length > 1) {
     const bound = compare(first, first.direction === 'asc' ? '>=' : '<=');
     return { sql: `(${bound.sql} and (${any.sql}))`, params: [...bound.params, ...any.params] };
   }
