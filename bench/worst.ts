@@ -68,7 +68,7 @@ function candidates(): Candidate[] {
   const out: Candidate[] = [];
   const relationSort = 'author/name,-publisher/name,author/born,-year,title';
   const quantifiers = [`not reviews/all(r: r/stars gt 3)`, `tags/any(t: t/name eq 'tag7')`];
-  for (const n of [1, 4, 8, 16, 24, 33]) {
+  for (const n of [1, 2, 3, 4, 8, 16, 24, 33]) {
     const filter = Array.from({ length: n }, (_, i) => quantifiers[i % 2]).join(' or ');
     out.push({ label: `or of ${n} quantifiers`, endpoint: 'books', query: { filter } });
     out.push({
