@@ -50,8 +50,13 @@ const NoteSchema = new EntitySchema<Note>({
 
 const policy = schema(ShelfSchema)
   .expose('id', filterable(), sortable())
-  .expose('name', filterable(), sortable())
-  .relation('notes', schema(NoteSchema).expose('body', filterable()).expose('id', filterable()));
+  .expose('name', filterable('eq', 'startswith', 'contains', 'endswith', 'ieq', 'istartswith', 'icontains'), sortable())
+  .relation(
+    'notes',
+    schema(NoteSchema)
+      .expose('body', filterable('eq', 'ne', 'endswith', 'iendswith', 'ine'))
+      .expose('id', filterable()),
+  );
 
 // Shelf 1 has note 'x' of tenant 1 only; shelf 2 has note 'x' of tenant 2 only; shelf 3 has 'y' of both.
 const NOTES = [
@@ -81,6 +86,9 @@ function tenantEm(em: EntityManager, tenant: number): SqlEntityManager {
 }
 
 const SHAPES: readonly [string, string][] = [
+  ["name ieq 'Shelf 1' and id gt 0", "name ieq 'A%_*?[Z' and id gt 2"],
+  ["name istartswith 'SH%' or name icontains '_'", "name istartswith 'x\\' or name icontains 'Q*?['"],
+  ["notes/any(n: n/body iendswith 'A%' and n/body ine 'X')", "notes/any(n: n/body iendswith '[Z' and n/body ine 'y')"],
   ["notes/any(n: n/body eq 'x') or name startswith 'sh'", "notes/any(n: n/body eq 'y') or name startswith 'zz'"],
   ["name contains '%_' and not (id in (1, 2))", "name contains 'f*?[' and not (id in (3, 1))"],
   ["notes/all(n: n/body endswith 'a%') and id gt 0", "notes/all(n: n/body endswith 'q_') and id gt 2"],

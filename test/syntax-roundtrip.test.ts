@@ -31,7 +31,22 @@ function path(scopes: readonly string[]): fc.Arbitrary<string> {
 }
 
 function leaf(scopes: readonly string[]): fc.Arbitrary<Gen> {
-  const op = fc.constantFrom('eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'contains', 'startswith', 'endswith');
+  const op = fc.constantFrom(
+    'eq',
+    'ne',
+    'gt',
+    'gte',
+    'lt',
+    'lte',
+    'contains',
+    'startswith',
+    'endswith',
+    'ieq',
+    'ine',
+    'icontains',
+    'istartswith',
+    'iendswith',
+  );
   return fc.oneof(
     fc.tuple(path(scopes), ws, op, ws, literal).map(([p, s1, o, s2, l]) => ({
       text: `${p}${s1}${o}${s2}${l.text}`,

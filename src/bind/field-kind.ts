@@ -108,7 +108,19 @@ export function scalarShapeOf(prop: EntityProperty, platform: Platform): ScalarS
 const ORDERING: readonly Operator[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin'];
 const EQUALITY: readonly Operator[] = ['eq', 'ne', 'in', 'nin'];
 
-/** Operators each kind supports; `filterable()` without arguments enables all of them (plus `null` when nullable). */
+/** Case-insensitive operators: string fields only, and only when a policy lists them (never a default). */
+export const CASE_INSENSITIVE_OPERATORS: readonly Operator[] = Object.freeze([
+  'ieq',
+  'ine',
+  'icontains',
+  'istartswith',
+  'iendswith',
+]);
+
+/**
+ * Operators each kind supports; `filterable()` without arguments enables all of them (plus `null` when nullable).
+ * A string field may also declare the case-insensitive operators, which no default includes.
+ */
 export const OPERATORS_BY_KIND: Readonly<Record<FieldKind, readonly Operator[]>> = Object.freeze({
   string: [...ORDERING, 'contains', 'startswith', 'endswith'],
   integer: ORDERING,
@@ -124,7 +136,9 @@ export const OPERATORS_BY_KIND: Readonly<Record<FieldKind, readonly Operator[]>>
 
 /** Tell whether an operator fits a field of this kind and nullability. */
 export function operatorFits(operator: Operator, kind: FieldKind, nullable: boolean): boolean {
-  return operator === 'null' ? nullable : OPERATORS_BY_KIND[kind].includes(operator);
+  if (operator === 'null') return nullable;
+  if (CASE_INSENSITIVE_OPERATORS.includes(operator)) return kind === 'string';
+  return OPERATORS_BY_KIND[kind].includes(operator);
 }
 
 /** List the operators `filterable()` enables by default for a field. */

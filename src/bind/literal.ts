@@ -42,7 +42,15 @@ export function convertLiteral(field: BoundField, literal: Literal, platform: Pl
   }
 }
 
-/** Check a literal for `contains`/`startswith`/`endswith`: a string, kept raw for escaping by the planner. */
+/**
+ * Fold ASCII letters A–Z to a–z and leave every other character as it is: the one case folding the `i` operators
+ * use, identical on every dialect (docs/language.md, Case-insensitive matching).
+ */
+export function foldAscii(value: string): string {
+  return /[A-Z]/.test(value) ? value.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32)) : value;
+}
+
+/** Check a literal for `contains` and the `i` operators: a string, kept raw for escaping by the planner. */
 export function likeLiteral(field: BoundField, literal: Literal): LiteralResult {
   return literal.kind === 'string' ? ok(literal.value) : fail(`expected a string for '${field.publicName}'`);
 }

@@ -1,8 +1,9 @@
 import { type ErrorCode, ListError } from '../errors.ts';
 import { OPERATORS } from '../policy/options.ts';
-import type { FilterNode, Ident, Literal, Path, QuantifierNode, SortTerm, Span } from '../syntax/ast.ts';
+import type { FilterNode, Ident, Literal, Path, QuantifierNode, SortTerm, Span, ValueOperator } from '../syntax/ast.ts';
 import { compareBetween, rewriteScale, scaleNeighbours } from './decimal-scale.ts';
-import { convertLiteral, type LiteralResult, likeLiteral, normalizeDecimal } from './literal.ts';
+import { CASE_INSENSITIVE_OPERATORS } from './field-kind.ts';
+import { convertLiteral, foldAscii, type LiteralResult, likeLiteral, normalizeDecimal } from './literal.ts';
 import { suggestion } from './suggest.ts';
 import type {
   BoundField,
@@ -11,6 +12,7 @@ import type {
   FieldRef,
   Operator,
   ResolvedFilter,
+  ResolvedLike,
   ResolvedQuantifier,
   ResolvedRelationNull,
   ResolvedSortTerm,
@@ -43,13 +45,17 @@ export function resolveFilter(bound: BoundSchema, node: FilterNode, scope: Scope
     case 'comparison': {
       const target = fieldPath(bound, node.path, scope, 'filter');
       requireOperator(target, node.path, node.operator, node.operatorSpan);
-      const like = node.operator === 'contains' || node.operator === 'startswith' || node.operator === 'endswith';
+      const operator = node.operator;
+      const like = isLikeOperator(operator);
       const value = literalValue(target.field, node.value, bound, like);
-      if (node.operator === 'contains' || node.operator === 'startswith' || node.operator === 'endswith')
-        return { kind: 'like', target, operator: node.operator, value: value as string, span: node.span };
+      if (like) {
+        const text = value as string;
+        const folded = CASE_INSENSITIVE_OPERATORS.includes(operator as Operator) ? foldAscii(text) : text;
+        return { kind: 'like', target, operator, value: folded, span: node.span };
+      }
       const between = neighbours(target.field, node.value, bound);
-      if (between) return compareBetween(target, node.operator, between.floor, between.ceil, node.span);
-      return { kind: 'compare', target, operator: node.operator, value, span: node.span };
+      if (between) return compareBetween(target, operator, between.floor, between.ceil, node.span);
+      return { kind: 'compare', target, operator, value, span: node.span };
     }
     case 'membership': {
       const target = fieldPath(bound, node.path, scope, 'filter');
@@ -121,6 +127,12 @@ function requireOperator(target: FieldRef, path: Path, operator: Operator, span:
     );
   }
 }
+
+function isLikeOperator(operator: ValueOperator): operator is ResolvedLike['operator'] {
+  return !COMPARE_OPERATORS.has(operator);
+}
+
+const COMPARE_OPERATORS: ReadonlySet<ValueOperator> = new Set(['eq', 'ne', 'gt', 'gte', 'lt', 'lte']);
 
 function writtenOperator(operator: Operator): string {
   return operator === 'nin' ? 'not in' : operator === 'null' ? 'is null, is not null' : operator;

@@ -12,6 +12,11 @@ export type Operator =
   | 'contains'
   | 'startswith'
   | 'endswith'
+  | 'ieq'
+  | 'ine'
+  | 'icontains'
+  | 'istartswith'
+  | 'iendswith'
   | 'in'
   | 'nin'
   | 'null';
@@ -110,11 +115,17 @@ export interface ResolvedCompare {
   readonly span: Span;
 }
 
-/** Case-sensitive substring test; `value` is the raw (unescaped) string. */
+/**
+ * Substring test (`contains` …) or, for the `i` operators, a test ignoring ASCII case (`ieq`, `ine`, `icontains` …);
+ * `value` is the unescaped string, already folded (A–Z to a–z) for the `i` operators.
+ */
 export interface ResolvedLike {
   readonly kind: 'like';
   readonly target: FieldRef;
-  readonly operator: Extract<ValueOperator, 'contains' | 'startswith' | 'endswith'>;
+  readonly operator: Extract<
+    ValueOperator,
+    'contains' | 'startswith' | 'endswith' | 'ieq' | 'ine' | 'icontains' | 'istartswith' | 'iendswith'
+  >;
   readonly value: string;
   readonly span: Span;
 }

@@ -1,7 +1,8 @@
 import type { EntityMetadata, MetadataStorage, Platform } from '@mikro-orm/core';
-import type { BoundRelation, BoundSchema } from '../bind/types.ts';
+import type { BoundRelation, BoundSchema, Operator } from '../bind/types.ts';
 import { linkOf } from '../plan/correlate.ts';
 import type { Dialect } from '../plan/dialect.ts';
+import { foldedColumn } from '../plan/like.ts';
 
 /** One column of an advised index, in index order. */
 export interface IndexColumn {
@@ -9,15 +10,19 @@ export interface IndexColumn {
   readonly direction: 'asc' | 'desc';
   /** Where NULLs go in this column of the index; only stated for nullable sort keys. */
   readonly nulls?: 'last';
+  /** The index keys the column folded to lower case, exactly as the case-insensitive operators compare it. */
+  readonly folded?: true;
 }
 
 /**
  * An index that makes a request shape cheap, with the DDL to create it. `sort` indexes serve one sort of the
  * endpoint (keyset pages seek instead of scanning); `correlation` indexes serve the correlated sub-queries of
- * relation filters (`reviews/any(…)`, `author/name eq …`), which look rows up by these columns once per outer row.
+ * relation filters (`reviews/any(…)`, `author/name eq …`), which look rows up by these columns once per outer row;
+ * `case-insensitive` indexes are expression indexes on the folded column that serve `ieq` (and `istartswith` on
+ * PostgreSQL).
  */
 export interface IndexAdvice {
-  readonly reason: 'sort' | 'correlation';
+  readonly reason: 'sort' | 'correlation' | 'case-insensitive';
   /** What it serves, in the request language: `sort=-score`, or `filter=reviews/any(…)` for a relation path. */
   readonly serves: string;
   readonly table: string;
@@ -36,12 +41,13 @@ export function adviseIndexes(bound: BoundSchema, dialect: Dialect, metadata: Me
   const out: IndexAdvice[] = [];
   const seen = new Set<string>();
   const push = (advice: Omit<IndexAdvice, 'ddl'>) => {
-    const id = `${advice.table}(${advice.columns.map((c) => `${c.column} ${c.direction}`).join(',')})`;
+    const id = `${advice.table}(${advice.columns.map((c) => `${c.folded ? 'folded ' : ''}${c.column} ${c.direction}`).join(',')})`;
     if (seen.has(id)) return;
     seen.add(id);
     out.push({ ...advice, ddl: ddlOf(bound.platform, dialect, advice.table, advice.columns) });
   };
   sortAdvice(bound, dialect, push);
+  foldedAdvice(bound, dialect, push);
   correlationAdvice(bound, '', metadata, new Set(), push);
   return out;
 }
@@ -76,6 +82,25 @@ function sortAdvice(bound: BoundSchema, dialect: Dialect, push: Push): void {
         ...(note ? { note } : {}),
       });
     }
+  }
+}
+
+/**
+ * Advise an expression index on the folded column of each root field that declares an operator it can serve:
+ * `ieq` everywhere, `istartswith` on PostgreSQL too (a prefix LIKE under the "C" collation becomes a range scan).
+ * SQLite uses no index for GLOB on an expression, so `istartswith`, `icontains` and `iendswith` scan there.
+ */
+function foldedAdvice(bound: BoundSchema, dialect: Dialect, push: Push): void {
+  const served: Operator[] = dialect === 'postgresql' ? ['ieq', 'istartswith'] : ['ieq'];
+  for (const field of bound.fields.values()) {
+    const operators = served.filter((op) => field.operators.has(op));
+    if (operators.length === 0) continue;
+    push({
+      reason: 'case-insensitive',
+      serves: operators.map((op) => `filter=${field.publicName} ${op} …`).join(', '),
+      table: bound.meta.tableName,
+      columns: [{ column: field.column, direction: 'asc', folded: true }],
+    });
   }
 }
 
@@ -128,9 +153,11 @@ function leadsPrimaryKey(meta: EntityMetadata, columns: readonly string[]): bool
 }
 
 function ddlOf(platform: Platform, dialect: Dialect, table: string, columns: readonly IndexColumn[]): string {
-  const name = `${table}_${columns.map((c) => `${c.column}${c.direction === 'desc' ? '_desc' : ''}`).join('_')}_idx`;
+  const name = `${table}_${columns.map((c) => `${c.column}${c.direction === 'desc' ? '_desc' : ''}${c.folded ? '_folded' : ''}`).join('_')}_idx`;
   const parts = columns.map((c) => {
-    let text = platform.quoteIdentifier(c.column);
+    let text = c.folded
+      ? `(${foldedColumn(dialect, platform.quoteIdentifier(c.column))})`
+      : platform.quoteIdentifier(c.column);
     if (c.direction === 'desc') text += ' desc';
     // PostgreSQL puts NULLs last in ascending and first in descending indexes unless told; SQLite has no clause
     // for it in an index (NULLs are the smallest value there, so a descending index already has them last).

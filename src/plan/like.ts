@@ -1,3 +1,4 @@
+import { foldAscii } from '../bind/literal.ts';
 import type { ResolvedLike } from '../bind/types.ts';
 import type { Dialect } from './dialect.ts';
 import type { SqlFragment } from './fragment.ts';
@@ -13,9 +14,19 @@ export function escapeGlob(value: string): string {
 }
 
 /**
- * Build a case-sensitive substring test of an already quoted column. PostgreSQL's LIKE is case-sensitive
- * (and trigram indexes can serve it); SQLite's LIKE folds ASCII case, so SQLite uses GLOB, which does not.
- * The pattern is always a bound value, never SQL text.
+ * Fold an already quoted column's ASCII letters to lower case and nothing else, the same on every dialect.
+ * PostgreSQL's `lower()` follows the collation's ctype (which folds `Ä` under most locales), so it runs under the
+ * "C" collation, which folds A–Z only; an expression index on exactly this expression serves `ieq` and
+ * `istartswith`. SQLite's built-in `lower()` folds A–Z only.
+ */
+export function foldedColumn(dialect: Dialect, column: string): string {
+  return dialect === 'postgresql' ? `lower(${column} collate "C")` : `lower(${column})`;
+}
+
+/**
+ * Build a substring test of an already quoted column. PostgreSQL's LIKE is case-sensitive (and trigram indexes can
+ * serve it); SQLite's LIKE folds ASCII case, so SQLite uses GLOB, which does not. The `i` operators compare the
+ * folded column (see foldedColumn) with the folded value. The pattern is always a bound value, never SQL text.
  */
 export function likeFragment(
   dialect: Dialect,
@@ -23,11 +34,16 @@ export function likeFragment(
   operator: ResolvedLike['operator'],
   value: string,
 ): SqlFragment {
+  if (operator === 'ieq' || operator === 'ine')
+    return { sql: `${foldedColumn(dialect, column)} ${operator === 'ieq' ? '=' : '<>'} ?`, params: [foldAscii(value)] };
+  const insensitive = operator === 'icontains' || operator === 'istartswith' || operator === 'iendswith';
+  const subject = insensitive ? foldedColumn(dialect, column) : column;
+  const text = insensitive ? foldAscii(value) : value;
   switch (dialect) {
     case 'postgresql':
-      return { sql: `${column} like ? escape '\\'`, params: [wrap(operator, escapeLike(value), '%')] };
+      return { sql: `${subject} like ? escape '\\'`, params: [wrap(operator, escapeLike(text), '%')] };
     case 'sqlite':
-      return { sql: `${column} glob ?`, params: [wrap(operator, escapeGlob(value), '*')] };
+      return { sql: `${subject} glob ?`, params: [wrap(operator, escapeGlob(text), '*')] };
     default: {
       const never: never = dialect;
       throw new Error(`unknown dialect ${String(never)}`);
@@ -35,13 +51,16 @@ export function likeFragment(
   }
 }
 
-function wrap(operator: ResolvedLike['operator'], escaped: string, any: string): string {
+function wrap(operator: Exclude<ResolvedLike['operator'], 'ieq' | 'ine'>, escaped: string, any: string): string {
   switch (operator) {
     case 'contains':
+    case 'icontains':
       return any + escaped + any;
     case 'startswith':
+    case 'istartswith':
       return escaped + any;
     case 'endswith':
+    case 'iendswith':
       return any + escaped;
     default: {
       const never: never = operator;

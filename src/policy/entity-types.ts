@@ -92,7 +92,7 @@ export type RelationTargets<T> =
 export type TargetOf<T, K> = K extends keyof T ? (IsAny<T[K]> extends true ? any : ExpandProperty<T[K]>) : any;
 
 type OrderingOperator = 'gt' | 'gte' | 'lt' | 'lte';
-type TextOperator = 'contains' | 'startswith' | 'endswith';
+type TextOperator = 'contains' | 'startswith' | 'endswith' | 'ieq' | 'ine' | 'icontains' | 'istartswith' | 'iendswith';
 
 /**
  * The operators a value of TypeScript type V can take: no text operators on numbers, bigints and dates, neither

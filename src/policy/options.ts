@@ -11,6 +11,11 @@ export const OPERATORS: readonly Operator[] = Object.freeze([
   'contains',
   'startswith',
   'endswith',
+  'ieq',
+  'ine',
+  'icontains',
+  'istartswith',
+  'iendswith',
   'in',
   'nin',
   'null',
@@ -38,7 +43,8 @@ export type FieldOption = FilterableOption | SortableOption | SelectableOption;
 
 /**
  * Allow filtering on a field with the operators given, or with the type's sensible defaults when none are given
- * (see docs/policy.md). Operators are checked against the field's type at bind time.
+ * (see docs/policy.md). Operators are checked against the field's type at bind time. The case-insensitive ones
+ * (`ieq`, `ine`, `icontains`, `istartswith`, `iendswith`) are never defaults: list them to enable them.
  *
  * @example schema(Book).expose('title', filterable('eq', 'contains'))   // title eq 'x', title contains 'x'
  */

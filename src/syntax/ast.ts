@@ -47,8 +47,21 @@ export interface BooleanLiteral {
 
 export type Literal = StringLiteral | NumberLiteral | BooleanLiteral;
 
-/** Operators written `<path> <op> <literal>`. */
-export type ValueOperator = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'startswith' | 'endswith';
+/** Operators written `<path> <op> <literal>`; the `i` ones ignore ASCII case (docs/language.md). */
+export type ValueOperator =
+  | 'eq'
+  | 'ne'
+  | 'gt'
+  | 'gte'
+  | 'lt'
+  | 'lte'
+  | 'contains'
+  | 'startswith'
+  | 'endswith'
+  | CaseInsensitiveOperator;
+
+/** The case-insensitive operators: opt-in per string field, matching with ASCII letters folded to lower case. */
+export type CaseInsensitiveOperator = 'ieq' | 'ine' | 'icontains' | 'istartswith' | 'iendswith';
 
 /** `<path> <op> <literal>`. */
 export interface ComparisonNode {

@@ -36,6 +36,11 @@ const VALUE_OPERATORS: ReadonlySet<string> = new Set([
   'contains',
   'startswith',
   'endswith',
+  'ieq',
+  'ine',
+  'icontains',
+  'istartswith',
+  'iendswith',
 ]);
 
 /** One parse's state. Parsing is synchronous, so one module-level state per call is safe. */

@@ -93,6 +93,26 @@ export function literalArb(field: FieldSpec): fc.Arbitrary<GenLiteral> {
   return fc.tuple(value, fc.nat(60)).map(([v, variant]) => ({ value: v, text: writeLiteral(field.kind, v, variant) }));
 }
 
+/**
+ * A string literal for a case-insensitive operator: a value from the data or an edge value, often with the case of
+ * some letters flipped (ASCII or not), so that folding is what decides the match.
+ */
+function caseLiteralArb(field: FieldSpec): fc.Arbitrary<GenLiteral> {
+  return fc.tuple(literalArb(field), fc.nat(3)).map(([literal, flip]) => {
+    if (flip === 0 || typeof literal.value !== 'string') return literal;
+    const value = [...literal.value]
+      .map((ch, i) => {
+        if (i % flip !== 0) return ch;
+        const upper = ch.toUpperCase();
+        const lower = ch.toLowerCase();
+        if (upper !== ch && upper.length === ch.length) return upper;
+        return lower.length === ch.length ? lower : ch;
+      })
+      .join('');
+    return { value, text: writeLiteral(field.kind, value, 0) };
+  });
+}
+
 /** Every path from an entity through up to `hops` to-one relations to a field that `usable` accepts. */
 export function pathsOf(
   entity: EntitySpec,
@@ -114,6 +134,8 @@ interface Scope {
 }
 
 const VALUE_OPS: readonly ValueOp[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'contains', 'startswith', 'endswith'];
+/** The opt-in case-insensitive operators, drawn at a small weight beside the others where a field declares them. */
+const CASE_INSENSITIVE_OPS: readonly ValueOp[] = ['ieq', 'ine', 'icontains', 'istartswith', 'iendswith'];
 const VARIABLES = ['x', 'y', 'o', 'r', 't', 'AND', 'id', '_v1'];
 
 function leafArb(scope: Scope, shape: ShapeOptions): fc.Arbitrary<GenFilter> {
@@ -134,6 +156,13 @@ function leafArb(scope: Scope, shape: ShapeOptions): fc.Arbitrary<GenFilter> {
           .tuple(fc.constantFrom(...valueOps), literalArb(path.field))
           .map(([op, literal]) => ({ kind: 'cmp', path, op, literal })),
       );
+    const caseOps = CASE_INSENSITIVE_OPS.filter((op) => ops.includes(op));
+    const caseChoice =
+      caseOps.length > 0
+        ? fc
+            .tuple(fc.constantFrom(...caseOps), caseLiteralArb(path.field))
+            .map(([op, literal]): GenFilter => ({ kind: 'cmp', path, op, literal }))
+        : undefined;
     for (const negated of [false, true])
       if (ops.includes(negated ? 'nin' : 'in'))
         choices.push(
@@ -142,7 +171,8 @@ function leafArb(scope: Scope, shape: ShapeOptions): fc.Arbitrary<GenFilter> {
             .map((literals) => ({ kind: 'in', path, negated, literals })),
         );
     if (ops.includes('null')) choices.push(fc.boolean().map((negated) => ({ kind: 'null', path, negated })));
-    return fc.oneof(...choices);
+    if (!caseChoice) return fc.oneof(...choices);
+    return fc.oneof(...choices.map((arbitrary) => ({ weight: 3, arbitrary })), { weight: 1, arbitrary: caseChoice });
   });
   // `<to-one path> is null` on relations exposed with nullCheck, at a small weight beside field comparisons.
   const starts = scope.variables.length ? scope.variables : [{ name: undefined, entity: scope.root }];

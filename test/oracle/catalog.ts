@@ -24,14 +24,23 @@ export const DEFAULT_OPS: Readonly<Record<Kind, readonly Op[]>> = {
   boolean: ['eq', 'ne'],
 };
 
-/** A field exposed with `filterable()` and `sortable()`. */
-export function field(name: string, kind: Kind, nullable: boolean, property = name): FieldSpec {
+/** The opt-in case-insensitive operators, which `filterable()` never enables. */
+export const CASE_INSENSITIVE_OPS: readonly Op[] = ['ieq', 'ine', 'icontains', 'istartswith', 'iendswith'];
+
+/** A field exposed with `filterable()` (plus `extra` operators, listed explicitly) and `sortable()`. */
+export function field(
+  name: string,
+  kind: Kind,
+  nullable: boolean,
+  property = name,
+  extra: readonly Op[] = [],
+): FieldSpec {
   return {
     name,
     property,
     kind,
     nullable,
-    ops: [...DEFAULT_OPS[kind], ...(nullable ? ['null' as const] : [])],
+    ops: [...DEFAULT_OPS[kind], ...extra, ...(nullable ? ['null' as const] : [])],
     sortable: true,
   };
 }
@@ -42,9 +51,9 @@ export const productSpec: EntitySpec = {
   relations: [],
   fields: [
     field('id', 'integer', false),
-    field('name', 'string', false),
+    field('name', 'string', false, 'name', CASE_INSENSITIVE_OPS),
     field('code', 'string', false, 'sku'),
-    field('description', 'string', true),
+    field('description', 'string', true, 'description', ['ieq', 'istartswith', 'icontains']),
     field('status', 'enum', false),
     field('stock', 'integer', true),
     field('views', 'bigint', false),
@@ -57,9 +66,17 @@ export const productSpec: EntitySpec = {
   ],
 };
 
-/** The policy under test: every field of productSpec, filterable with its defaults and sortable. */
+/**
+ * The policy under test: every field of productSpec, sortable and filterable with its defaults, or with its
+ * operators listed when it declares case-insensitive ones (which no default includes).
+ */
 export const productPolicy = productSpec.fields.reduce(
-  (policy, f) => policy.expose(f.name, filterable(), sortable()),
+  (policy, f) =>
+    policy.expose(
+      f.name,
+      f.ops.some((op) => CASE_INSENSITIVE_OPS.includes(op)) ? filterable(...f.ops) : filterable(),
+      sortable(),
+    ),
   schema<any>(Product),
 );
 

@@ -4,6 +4,8 @@
  *
  * - Comparisons against NULL are UNKNOWN; `in` is an OR of `=`, `not in` an AND of `<>`.
  * - contains/startswith/endswith are case-sensitive substring tests.
+ * - ieq/ine/icontains/istartswith/iendswith compare both sides with A–Z folded to a–z and every other character
+ *   (É, ß, İ …) left as it is, on every dialect.
  * - A path through to-one relations is an EXISTS over the related row (DESIGN §5.3): TRUE when the related row
  *   exists and the comparison is TRUE, otherwise FALSE (never UNKNOWN). A related row hidden by soft delete or
  *   tenant does not exist.
@@ -105,12 +107,29 @@ function scalar(filter: Extract<GenFilter, { kind: 'cmp' | 'in' | 'null' }>, val
       return (value as string).startsWith(literal as string);
     case 'endswith':
       return (value as string).endsWith(literal as string);
+    case 'ieq':
+      return fold(value as string) === fold(literal as string);
+    case 'ine':
+      return fold(value as string) !== fold(literal as string);
+    case 'icontains':
+      return fold(value as string).includes(fold(literal as string));
+    case 'istartswith':
+      return fold(value as string).startsWith(fold(literal as string));
+    case 'iendswith':
+      return fold(value as string).endsWith(fold(literal as string));
     default: {
       const c = compareValues(kind, value, literal);
       const results = { eq: c === 0, ne: c !== 0, gt: c > 0, gte: c >= 0, lt: c < 0, lte: c <= 0 };
       return results[filter.op];
     }
   }
+}
+
+/** ASCII-only case folding, written here independently of the library's. */
+function fold(text: string): string {
+  let out = '';
+  for (const ch of text) out += ch >= 'A' && ch <= 'Z' ? String.fromCharCode(ch.charCodeAt(0) | 0x20) : ch;
+  return out;
 }
 
 function quantify(filter: Extract<GenFilter, { kind: 'quant' }>, row: Row, ctx: EvalContext): Truth {

@@ -19,7 +19,21 @@ export interface GenPath {
   readonly field: FieldSpec;
 }
 
-export type ValueOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'startswith' | 'endswith';
+export type ValueOp =
+  | 'eq'
+  | 'ne'
+  | 'gt'
+  | 'gte'
+  | 'lt'
+  | 'lte'
+  | 'contains'
+  | 'startswith'
+  | 'endswith'
+  | 'ieq'
+  | 'ine'
+  | 'icontains'
+  | 'istartswith'
+  | 'iendswith';
 
 export type GenFilter =
   | { readonly kind: 'cmp'; readonly path: GenPath; readonly op: ValueOp; readonly literal: GenLiteral }

@@ -15,6 +15,11 @@ export type Op =
   | 'contains'
   | 'startswith'
   | 'endswith'
+  | 'ieq'
+  | 'ine'
+  | 'icontains'
+  | 'istartswith'
+  | 'iendswith'
   | 'in'
   | 'nin'
   | 'null';

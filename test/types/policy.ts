@@ -50,6 +50,9 @@ schema(Task).expose('estimate', filterable('contains'));
 schema(Task).expose('views', filterable('startswith'));
 // @ts-expect-error no text operator on a date
 schema(Task).expose('dueOn', filterable('endswith'));
+// @ts-expect-error no case-insensitive operator on a number
+schema(Task).expose('estimate', filterable('ieq'));
+schema(Task).expose('title', filterable('eq', 'ieq', 'ine', 'icontains', 'istartswith', 'iendswith'));
 // @ts-expect-error no ordering operator on a boolean
 schema(Task).expose('done', filterable('gt'));
 // @ts-expect-error no text operator on a boolean either
