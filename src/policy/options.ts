@@ -1,25 +1,8 @@
 import type { Operator } from '../bind/types.ts';
+import { VALUE_OPERATORS } from '../syntax/keywords.ts';
 
 /** Every operator a policy may declare, in a stable order. */
-export const OPERATORS: readonly Operator[] = Object.freeze([
-  'eq',
-  'ne',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'contains',
-  'startswith',
-  'endswith',
-  'ieq',
-  'ine',
-  'icontains',
-  'istartswith',
-  'iendswith',
-  'in',
-  'nin',
-  'null',
-]);
+export const OPERATORS: readonly Operator[] = Object.freeze([...VALUE_OPERATORS, 'in', 'nin', 'null']);
 
 /** `filterable(...)`: the operators listed, or the field type's defaults when `operators` is undefined. */
 export interface FilterableOption<O extends Operator = Operator> {

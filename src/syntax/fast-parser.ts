@@ -1,7 +1,7 @@
 import { type Limits, MAX_OPEN_PARENTHESES } from '../limits.ts';
 import type { FilterNode, Ident, Literal, MembershipNode, NullCheckNode, Path, ValueOperator } from './ast.ts';
 import { exceedsBytes } from './bytes.ts';
-import { isDigit, isIdentPart, isIdentStart, isSpace, KEYWORDS } from './keywords.ts';
+import { isDigit, isIdentPart, isIdentStart, isSpace, KEYWORDS, VALUE_OPERATORS } from './keywords.ts';
 import { type Locator, locatorFor } from './locator.ts';
 
 /**
@@ -26,22 +26,7 @@ const GIVE_UP: unique symbol = Symbol('give up');
  */
 const MAX_NESTING = MAX_OPEN_PARENTHESES + 32;
 
-const VALUE_OPERATORS: ReadonlySet<string> = new Set([
-  'eq',
-  'ne',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'contains',
-  'startswith',
-  'endswith',
-  'ieq',
-  'ine',
-  'icontains',
-  'istartswith',
-  'iendswith',
-]);
+const VALUE_OPERATOR_SET: ReadonlySet<string> = new Set(VALUE_OPERATORS);
 
 /** One parse's state. Parsing is synchronous, so one module-level state per call is safe. */
 let text = '';
@@ -171,7 +156,7 @@ function comparison(start: number, path: Path): FilterNode {
   const end = wordEnd(pos);
   const word = text.slice(pos, end);
   token(end);
-  if (VALUE_OPERATORS.has(word)) {
+  if (VALUE_OPERATOR_SET.has(word)) {
     // predicate_value = valueOp rsp literal
     const operatorSpan = loc.span(opStart, end);
     requireSpace();

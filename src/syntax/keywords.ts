@@ -1,8 +1,7 @@
-/** Reserved words of REST grammar v1: exact lower case, never a name (docs/language.md). Mirrors grammar.ohm. */
-export const KEYWORDS: ReadonlySet<string> = new Set([
-  'and',
-  'or',
-  'not',
+import type { ValueOperator } from './ast.ts';
+
+/** The operators of a comparison with one value (`price gt 10`), in the order policies and docs list them. */
+export const VALUE_OPERATORS: readonly ValueOperator[] = Object.freeze([
   'eq',
   'ne',
   'gt',
@@ -17,6 +16,14 @@ export const KEYWORDS: ReadonlySet<string> = new Set([
   'icontains',
   'istartswith',
   'iendswith',
+] as const);
+
+/** Reserved words of REST grammar v1: exact lower case, never a name (docs/language.md). Mirrors grammar.ohm. */
+export const KEYWORDS: ReadonlySet<string> = new Set([
+  'and',
+  'or',
+  'not',
+  ...VALUE_OPERATORS,
   'in',
   'is',
   'null',
