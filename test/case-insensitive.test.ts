@@ -5,7 +5,6 @@
  */
 import { type EntityManager, EntitySchema } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import pg from 'pg';
 import * as assert from 'uvu/assert';
 import { createEngine } from '../src/engine/index.ts';
 import { isListError } from '../src/errors.ts';
@@ -14,6 +13,7 @@ import { cachedShapeCount } from '../src/plan/filter-cache.ts';
 import { filterable, schema, sortable } from '../src/policy/index.ts';
 import { captureDriver } from './helpers/capture.ts';
 import { eachDialect } from './helpers/db.ts';
+import { explainPlan } from './helpers/explain.ts';
 
 class Word {
   id!: number;
@@ -240,31 +240,10 @@ eachDialect('case-insensitive operators', { entities: [WordSchema], seed }, (tes
     for (const filter of filters) {
       const { calls } = await captureDriver(() => engine.from(words(em)).list({ filter }));
       const data = calls.find((c) => /ci_word/.test(c.sql))!;
-      const plan = await explain(db, data.sql, data.values);
+      const plan = await explainPlan(db, data.sql, data.values, { noSeqScan: true });
       assert.ok(plan.includes('ci_word_text_folded_idx'), `${filter}: ${plan}`);
     }
   });
 });
 
 /** The plan of a statement, with sequential scans discouraged on PostgreSQL (the table is tiny). */
-async function explain(
-  db: { dialect: string; url?: string; orm: { em: { getConnection(): any } } },
-  sql: string,
-  values: readonly unknown[],
-): Promise<string> {
-  if (db.dialect === 'postgresql') {
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      await client.query('set enable_seqscan = off');
-      const res = await client.query(`explain ${sql}`, [...values]);
-      return res.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
-    } finally {
-      await client.end();
-    }
-  }
-  const rows = (await db.orm.em.getConnection().execute(`explain query plan ${sql}`, [...values])) as {
-    detail: string;
-  }[];
-  return rows.map((r) => r.detail).join('\n');
-}

@@ -4,12 +4,12 @@
  */
 import { type Collection, EntitySchema } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import pg from 'pg';
 import * as assert from 'uvu/assert';
 import { createEngine } from '../src/engine/index.ts';
 import { filterable, schema, sortable } from '../src/policy/index.ts';
 import { captureDriver } from './helpers/capture.ts';
 import { eachDialect } from './helpers/db.ts';
+import { explainPlan } from './helpers/explain.ts';
 
 class Shelf {
   id!: number;
@@ -110,7 +110,7 @@ eachDialect('engine indexes', { entities: [ShelfSchema, NoteSchema] }, (test, di
       const { calls } = await captureDriver(() => scoped.list({ sort, limit: '20', cursor }));
       const data = calls.find((c) => /limit/i.test(c.sql));
       assert.ok(data, sort);
-      const plan = await explain(db, data.sql, data.values);
+      const plan = await explainPlan(db, data.sql, data.values);
       assert.ok(/index|primary key/i.test(plan), `${sort}: ${plan}`);
       assert.not.ok(dialect === 'postgresql' ? /\bSort\b/.test(plan) : /TEMP B-TREE/i.test(plan), `${sort}: ${plan}`);
     }
@@ -136,7 +136,7 @@ eachDialect('engine indexes', { entities: [ShelfSchema, NoteSchema] }, (test, di
       const expected = await scoped.list({ sort, limit: '20', offset: String(offset - 20) });
       assert.equal(result.items, expected.items, label);
       const data = calls.find((c) => /limit/i.test(c.sql))!;
-      const plan = await explain(db, data.sql, data.values);
+      const plan = await explainPlan(db, data.sql, data.values);
       if (dialect === 'sqlite') {
         // In index order, no sort step; from a NULL the plain predicate reads the index from its start (the NULLs
         // after the position, then the page), as SQLite forward pages with NULL branches do.
@@ -169,30 +169,9 @@ eachDialect('engine indexes', { entities: [ShelfSchema, NoteSchema] }, (test, di
     const data = calls.find((c) => /limit/i.test(c.sql))!;
     if (dialect !== 'postgresql') return; // SQLite pages in-process; its plain predicate is cheap there.
     assert.match(data.sql, /union all/i);
-    const plan = await explain(db, data.sql, data.values);
+    const plan = await explainPlan(db, data.sql, data.values);
     assert.not.match(plan, /Seq Scan/, plan);
     // The only sort is the outer one, over at most (limit + 1) rows per branch.
     assert.ok((plan.match(/Index (Only )?Scan/g) ?? []).length >= 3, plan);
   });
 });
-
-async function explain(
-  db: { dialect: string; url?: string; orm: { em: { getConnection(): any } } },
-  sql: string,
-  values: readonly unknown[],
-): Promise<string> {
-  if (db.dialect === 'postgresql') {
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      const res = await client.query(`explain ${sql}`, [...values]);
-      return res.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
-    } finally {
-      await client.end();
-    }
-  }
-  const rows = (await db.orm.em.getConnection().execute(`explain query plan ${sql}`, [...values])) as {
-    detail: string;
-  }[];
-  return rows.map((r) => r.detail).join('\n');
-}

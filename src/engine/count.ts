@@ -1,7 +1,7 @@
 import type { BoundSchema, ResolvedFilter } from '../bind/types.ts';
 import { type AnyQueryBuilder, type ApplyOptions, applyFilter } from '../plan/apply-resolved.ts';
 import { runAbortable } from './abort.ts';
-import { executeCountOwned } from './execute.ts';
+import { executeCountOwned, shapeCount } from './execute.ts';
 import type { StatementGuard } from './statement-guard.ts';
 
 /**
@@ -28,8 +28,5 @@ export function countQuery(
   options: ApplyOptions,
 ): AnyQueryBuilder {
   if (filter) applyFilter(qb, bound, filter, options);
-  // `count(pk, distinct)`: MikroORM wraps composite keys as `select count(*) from (select distinct …)`.
-  qb.count(undefined, true);
-  qb.limit(undefined).offset(undefined).orderBy([]);
-  return qb;
+  return shapeCount(qb);
 }

@@ -61,9 +61,7 @@ function guardOf(options: ExecuteOptions | undefined): StatementGuard | undefine
 export async function executeCountOwned(counter: QueryBuilder<any>, guard?: StatementGuard): Promise<number> {
   return failSafely(async () => {
     await checkExecutionRoute(counter);
-    // `count(pk, distinct)`: MikroORM wraps composite keys as `select count(*) from (select distinct …)`.
-    counter.count(undefined, true);
-    counter.limit(undefined).offset(undefined).orderBy([]);
+    shapeCount(counter);
     const row = await withBoundParameters(counter, guard).execute<{ count?: unknown } | undefined>('get', false);
     // PostgreSQL returns counts as strings (bigint); SQLite as numbers.
     return Number(row?.count ?? 0);
@@ -150,4 +148,12 @@ async function executeBound(
     },
     { ...logContext, query: statement.sql, params: statement.parameters },
   );
+}
+
+/** Turn a QueryBuilder into its count query in place: each root row once, no order, limit or offset. */
+export function shapeCount<Q extends QueryBuilder<any>>(qb: Q): Q {
+  // `count(pk, distinct)`: MikroORM wraps composite keys as `select count(*) from (select distinct …)`.
+  qb.count(undefined, true);
+  qb.limit(undefined).offset(undefined).orderBy([]);
+  return qb;
 }
