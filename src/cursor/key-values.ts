@@ -56,6 +56,14 @@ export function readExpression(shape: KeyShape, dialect: Dialect, column: string
     case 'sqlite':
       // better-sqlite3 reads INTEGER as a double; text keeps all 64 bits. Decimals are REAL there already.
       return shape.kind === 'bigint' ? `cast(${column} as text)` : column;
+    case 'mysql':
+      // BIGINT (signed or unsigned) and DECIMAL as exact text; DATETIME/TIMESTAMP with all six fractional digits
+      // (a column declared with fewer stores zeros there); FLOAT widened to the double it compares as.
+      if (shape.kind === 'bigint' || shape.kind === 'decimal') return `cast(${column} as char)`;
+      if (shape.kind === 'datetime') return `date_format(${column}, '%Y-%m-%dT%H:%i:%s.%f')`;
+      if (shape.kind === 'date') return `date_format(${column}, '%Y-%m-%d')`;
+      if (shape.kind === 'float') return `cast(${column} as double)`;
+      return column;
     default: {
       const never: never = dialect;
       throw new Error(`unknown dialect ${String(never)}`);

@@ -10,7 +10,7 @@ export interface BoundStatement {
 
 /**
  * Turn MikroORM's compiled SQL (`?` values, `??` identifiers, nested raw fragments among the params) into one
- * statement with real parameters: `$1…$n` on PostgreSQL, `?` on SQLite. It reads placeholders the way MikroORM's
+ * statement with real parameters: `$1…$n` on PostgreSQL, `?` on SQLite, MySQL and MariaDB. It reads placeholders the way MikroORM's
  * `platform.formatQuery()` does (`\?` is a literal `?`, arrays expand to lists, raw fragments splice in), except
  * that it skips quoted strings, quoted identifiers and comments, and it sends each value instead of inlining it.
  * It relies on that placeholder syntax of MikroORM 7; createEngine checks it on the installed version (compat.ts).
@@ -53,7 +53,7 @@ export function bindStatement(platform: Platform, sql: string, params: readonly 
     let copied = 0;
     while (i < text.length) {
       const c = text[i];
-      const skipTo = skipQuotedOrComment(text, i);
+      const skipTo = skipQuotedOrComment(text, i, dialect);
       if (skipTo > i) {
         i = skipTo;
         continue;
@@ -83,8 +83,16 @@ export function bindStatement(platform: Platform, sql: string, params: readonly 
 }
 
 /** Return the index just past a quoted string, quoted identifier or comment starting at `i`, or `i` if none does. */
-function skipQuotedOrComment(text: string, i: number): number {
+function skipQuotedOrComment(text: string, i: number, dialect: Dialect): number {
   const c = text[i];
+  if (dialect === 'mysql') {
+    // MySQL and MariaDB strings (single or double quoted) escape with backslashes; `#` starts a line comment.
+    if (c === "'" || c === '"') return closeQuote(text, i, c, true);
+    if (c === '#') {
+      const end = text.indexOf('\n', i);
+      return end === -1 ? text.length : end + 1;
+    }
+  }
   if (c === "'") {
     // PostgreSQL E'…' strings escape with backslashes; standard strings (and SQLite's) only double the quote.
     const backslashes = i > 0 && /[Ee]/.test(text[i - 1] ?? '') && !/[\w$]/.test(text[i - 2] ?? '');
@@ -139,6 +147,12 @@ function driverValue(dialect: Dialect, platform: Platform, v: unknown): unknown 
       // Same text MikroORM would inline, so timestamps honour the ORM's configured time zone.
       if (v instanceof Date) return (platform as BasePostgreSqlPlatform).formatDate(v);
       if (typeof v === 'bigint') return v.toString();
+      return v;
+    case 'mysql':
+      // The text MikroORM would inline (its configured time zone, milliseconds), without the quotes around it.
+      if (v instanceof Date) return platform.escape(v).replace(/^'|'$/g, '');
+      if (typeof v === 'bigint') return v.toString();
+      if (typeof v === 'boolean') return v ? 1 : 0;
       return v;
     default: {
       const never: never = dialect;

@@ -2,10 +2,11 @@ import { isRaw } from '@mikro-orm/core';
 import type { QueryBuilder } from '@mikro-orm/sql';
 import { CompiledQuery } from 'kysely';
 import { isListError, ListError } from '../errors.ts';
-import { dialectOf } from '../plan/dialect.ts';
+import { dialectOf, isMariaDb } from '../plan/dialect.ts';
 import { bindStatement } from './bound-sql.ts';
 import { checkExecutionRoute } from './compat.ts';
 import { type ConnectionExecute, type ConnectionInternals, connectionOf, useConnection } from './internals.ts';
+import { type MysqlPool, mysqlQuery } from './mysql-statement.ts';
 import { guardedQuery, type StatementGuard, statementGuard } from './statement-guard.ts';
 
 /** Options of execute() and executeCount(): none by default (the application owns execution on this path). */
@@ -137,17 +138,31 @@ async function executeBound(
   const abort =
     signal == null && inflightQueryAbortStrategy == null ? undefined : { signal, inflightQueryAbortStrategy };
   const client = ctx ?? connection.getClient();
+  const platform = connection.getPlatform();
+  const dialect = dialectOf(platform);
   return connection.executeQuery(
     statement.sql,
     async () => {
       const compiled = CompiledQuery.raw(statement.sql, [...statement.parameters]);
-      const res = guard
-        ? await guardedQuery(dialectOf(connection.getPlatform()), connection.getClient(), client, compiled, guard)
-        : await client.executeQuery(compiled, abort as Parameters<typeof client.executeQuery>[1]);
+      // Kysely's MySQL driver would splice the values into the text (mysql2's query()): run a prepared statement.
+      const res =
+        dialect === 'mysql'
+          ? await mysqlQuery(await nativePool(connection), client, compiled, guard ?? {}, isMariaDb(platform))
+          : guard
+            ? await guardedQuery(dialect, connection.getClient(), client, compiled, guard)
+            : await client.executeQuery(compiled, abort as Parameters<typeof client.executeQuery>[1]);
       return connection.transformRawResult(res, method);
     },
     { ...logContext, query: statement.sql, params: statement.parameters },
   );
+}
+
+/** The mysql2 pool behind a MikroORM MySQL or MariaDB connection. */
+async function nativePool(connection: ConnectionInternals): Promise<MysqlPool> {
+  const pool = await connection.getNativeClient?.();
+  if (!pool || typeof (pool as MysqlPool).getConnection !== 'function')
+    throw new Error('listql: the MySQL connection does not expose its mysql2 pool');
+  return pool as MysqlPool;
 }
 
 /** Turn a QueryBuilder into its count query in place: each root row once, no order, limit or offset. */

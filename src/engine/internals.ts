@@ -13,6 +13,8 @@ export interface ConnectionInternals {
   getPlatform(): Platform;
   executeQuery<T>(query: string, cb: () => Promise<T>, context?: Record<string, unknown>): Promise<T>;
   transformRawResult<T>(res: unknown, method: 'all' | 'get' | 'run'): T;
+  /** The driver's own client: on MySQL and MariaDB, the mysql2 pool (prepared statements run on it). */
+  getNativeClient?(): Promise<unknown>;
 }
 
 /** The signature MikroORM's QueryBuilder uses to run its SQL on a connection. */

@@ -52,8 +52,9 @@ export async function guardedQuery(
     case 'sqlite':
       // better-sqlite3 runs the statement synchronously and cannot stop it: the cost budget is the guard there.
       return client.executeQuery(compiled);
-    // MariaDB/MySQL, when supported: `SET STATEMENT max_statement_time = <s> FOR <query>` bounds one statement in
-    // the same round trip; `KILL QUERY <connection id>` cancels it.
+    case 'mysql':
+      // MySQL and MariaDB statements run as prepared statements through mysql-statement.ts, never through here.
+      throw new Error('listql: MySQL statements run through mysqlQuery');
     default: {
       const never: never = dialect;
       throw new Error(`unknown dialect ${String(never)}`);

@@ -2,7 +2,7 @@ import type { EntityProperty } from '@mikro-orm/core';
 import type { BoundSchema, FieldRef, ResolvedFilter } from '../bind/types.ts';
 import type { Dialect } from './dialect.ts';
 import type { SqlFragment } from './fragment.ts';
-import { escapeGlob, escapeLike } from './like.ts';
+import { escapePattern } from './like.ts';
 import { compileFilter, type PredicateContext } from './predicate.ts';
 
 /**
@@ -144,10 +144,6 @@ function fill(slots: readonly Slot[], values: readonly unknown[], dialect: Diale
       }
     }
   });
-}
-
-function escapePattern(dialect: Dialect, value: string): string {
-  return dialect === 'sqlite' ? escapeGlob(value) : escapeLike(value);
 }
 
 function conditionsHold(entry: Entry, ctx: PredicateContext): boolean {

@@ -8,6 +8,26 @@ export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
+/**
+ * Escape LIKE's wildcards with `!` as the escape character, for `LIKE … ESCAPE '!'` on MySQL and MariaDB, whose
+ * string literals would read a backslash differently under the NO_BACKSLASH_ESCAPES SQL mode.
+ */
+export function escapeLikeBang(value: string): string {
+  return value.replace(/[!%_]/g, (c) => `!${c}`);
+}
+
+/** Escape a value for the pattern syntax listql's own substring tests use on `dialect`. */
+export function escapePattern(dialect: Dialect, value: string): string {
+  switch (dialect) {
+    case 'sqlite':
+      return escapeGlob(value);
+    case 'mysql':
+      return escapeLikeBang(value);
+    default:
+      return escapeLike(value);
+  }
+}
+
 /** Escape GLOB's wildcards (`*`, `?`) and bracket opener by wrapping each in a one-character class. */
 export function escapeGlob(value: string): string {
   return value.replace(/[*?[]/g, (c) => `[${c}]`);
@@ -20,13 +40,26 @@ export function escapeGlob(value: string): string {
  * `istartswith`. SQLite's built-in `lower()` folds A–Z only.
  */
 export function foldedColumn(dialect: Dialect, column: string): string {
-  return dialect === 'postgresql' ? `lower(${column} collate "C")` : `lower(${column})`;
+  switch (dialect) {
+    case 'postgresql':
+      return `lower(${column} collate "C")`;
+    case 'mysql':
+      // lower() folds every letter its character set knows; replace() matches case-sensitively, letter by letter.
+      return ASCII_UPPER.reduce((inner, c) => `replace(${inner}, '${c}', '${c.toLowerCase()}')`, column);
+    default:
+      return `lower(${column})`;
+  }
 }
+
+const ASCII_UPPER = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'];
 
 /**
  * Build a substring test of an already quoted column. PostgreSQL's LIKE is case-sensitive (and trigram indexes can
- * serve it); SQLite's LIKE folds ASCII case, so SQLite uses GLOB, which does not. The `i` operators compare the
- * folded column (see foldedColumn) with the folded value. The pattern is always a bound value, never SQL text.
+ * serve it); SQLite's LIKE folds ASCII case, so SQLite uses GLOB, which does not. MySQL and MariaDB compare by the
+ * column's collation (case-insensitive by default), so there the test runs on the column's bytes (`binary`);
+ * `startswith` adds the same test under the collation first, which matches a superset and lets an index on the
+ * column serve a range. The `i` operators compare the folded column (see foldedColumn) with the folded value.
+ * The pattern is always a bound value, never SQL text.
  */
 export function likeFragment(
   dialect: Dialect,
@@ -34,8 +67,11 @@ export function likeFragment(
   operator: ResolvedLike['operator'],
   value: string,
 ): SqlFragment {
-  if (operator === 'ieq' || operator === 'ine')
-    return { sql: `${foldedColumn(dialect, column)} ${operator === 'ieq' ? '=' : '<>'} ?`, params: [foldAscii(value)] };
+  if (operator === 'ieq' || operator === 'ine') {
+    const folded = foldedColumn(dialect, column);
+    const subject = dialect === 'mysql' ? `binary ${folded}` : folded;
+    return { sql: `${subject} ${operator === 'ieq' ? '=' : '<>'} ?`, params: [foldAscii(value)] };
+  }
   const insensitive = operator === 'icontains' || operator === 'istartswith' || operator === 'iendswith';
   const subject = insensitive ? foldedColumn(dialect, column) : column;
   const text = insensitive ? foldAscii(value) : value;
@@ -44,6 +80,12 @@ export function likeFragment(
       return { sql: `${subject} like ? escape '\\'`, params: [wrap(operator, escapeLike(text), '%')] };
     case 'sqlite':
       return { sql: `${subject} glob ?`, params: [wrap(operator, escapeGlob(text), '*')] };
+    case 'mysql': {
+      const pattern = wrap(operator, escapeLikeBang(text), '%');
+      const exact = `binary ${subject} like ? escape '!'`;
+      if (operator !== 'startswith') return { sql: exact, params: [pattern] };
+      return { sql: `(${column} like ? escape '!' and ${exact})`, params: [pattern, pattern] };
+    }
     default: {
       const never: never = dialect;
       throw new Error(`unknown dialect ${String(never)}`);

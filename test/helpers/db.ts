@@ -1,22 +1,26 @@
 /**
- * Real databases for tests: an in-memory SQLite, and a PostgreSQL database created for this run and dropped after.
+ * Real databases for tests: an in-memory SQLite, and a PostgreSQL and a MariaDB database created for this run and
+ * dropped after.
  *
- * PostgreSQL is reached as DESIGN §9 says: `LISTQL_PG_URL` if set; else a testcontainers PostgreSQL when a Docker
- * engine answers and `@testcontainers/postgresql` is installed; else `postgresql://postgres@127.0.0.1:5432/postgres`.
+ * PostgreSQL: `LISTQL_PG_URL` if set; else a testcontainers PostgreSQL when a Docker engine answers and
+ * `@testcontainers/postgresql` is installed; else `postgresql://postgres@127.0.0.1:5432/postgres`.
+ * MariaDB (or MySQL): `LISTQL_MYSQL_URL` if set, else `mysql://root@127.0.0.1:3306/`.
  * When none answers, the suite fails saying how to provide one. It never skips silently.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { EntityManager, EntitySchema, MikroORM } from '@mikro-orm/core';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { suite, type Test } from 'uvu';
 
-export type Dialect = 'sqlite' | 'postgresql';
+/** `mariadb` runs MikroORM's `@mikro-orm/mariadb` driver (listql's `mysql` dialect family) on a MariaDB server. */
+export type Dialect = 'sqlite' | 'postgresql' | 'mariadb';
 /**
  * The dialects the tests run on: all of them, or only those `LISTQL_TEST_DIALECTS` names (comma-separated), as
  * `npm run compat` does when the newest release of one driver cannot be installed beside another's.
  */
-export const DIALECTS: readonly Dialect[] = onlyNamed(['sqlite', 'postgresql']);
+export const DIALECTS: readonly Dialect[] = onlyNamed(['sqlite', 'postgresql', 'mariadb']);
 
 function onlyNamed(all: readonly Dialect[]): readonly Dialect[] {
   const named = (process.env.LISTQL_TEST_DIALECTS ?? '')
@@ -96,11 +100,62 @@ export async function createPostgresDatabase(prefix = 'listql_test'): Promise<{ 
   };
 }
 
+const DEFAULT_MYSQL_URL = 'mysql://root@127.0.0.1:3306/';
+
+let mysqlUrl: Promise<string> | undefined;
+
+/** Find a MariaDB (or MySQL) server to create test databases on, once per process. */
+export function mysqlAdminUrl(): Promise<string> {
+  mysqlUrl ??= locateMysql();
+  return mysqlUrl;
+}
+
+async function locateMysql(): Promise<string> {
+  const url = process.env.LISTQL_MYSQL_URL ?? DEFAULT_MYSQL_URL;
+  try {
+    await mysqlAdmin(url, (c) => c.query('select 1'));
+    return url;
+  } catch (err) {
+    throw new Error(
+      `No MariaDB/MySQL for the tests: set LISTQL_MYSQL_URL=mysql://user:password@host:port/, or run MariaDB at ` +
+        `${DEFAULT_MYSQL_URL} (user root, no password). (${(err as Error).message})`,
+    );
+  }
+}
+
+async function mysqlAdmin<T>(url: string, fn: (client: mysql.Connection) => Promise<T>): Promise<T> {
+  const client = await mysql.createConnection({ uri: url, connectTimeout: 3000 });
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Create an empty, uniquely named MariaDB database (for child processes given its URL), and the way to drop it. */
+export async function createMysqlDatabase(prefix = 'listql_test'): Promise<{ url: string; drop(): Promise<void> }> {
+  const database = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const adminUrl = await mysqlAdminUrl();
+  await mysqlAdmin(adminUrl, (c) => c.query(`create database \`${database}\``));
+  return {
+    url: withDatabase(adminUrl, database),
+    drop: () => mysqlAdmin(adminUrl, (c) => c.query(`drop database if exists \`${database}\``)).then(() => undefined),
+  };
+}
+
+/** A fresh database of `dialect` on its server (PostgreSQL or MariaDB), and the way to drop it. */
+export function createDatabase(
+  dialect: Exclude<Dialect, 'sqlite'>,
+  prefix?: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  return dialect === 'postgresql' ? createPostgresDatabase(prefix) : createMysqlDatabase(prefix);
+}
+
 /** A MikroORM instance on a fresh database of the dialect, and the way to drop it. */
 export interface TestDatabase {
   readonly dialect: Dialect;
   readonly orm: MikroORM;
-  /** The PostgreSQL connection URL of this database (undefined on SQLite). */
+  /** The connection URL of this database (PostgreSQL or MariaDB; undefined on SQLite). */
   readonly url?: string;
   dispose(): Promise<void>;
 }
@@ -119,24 +174,23 @@ export async function openDatabase(
     await orm.schema.create();
     return { dialect, orm, dispose: () => orm.close(true) };
   }
-  const database = `listql_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await admin((c) => c.query(`create database "${database}"`));
-  const url = withDatabase(await postgresAdminUrl(), database);
-  const { MikroORM } = await import('@mikro-orm/postgresql');
+  const created = await createDatabase(dialect);
+  const { MikroORM } =
+    dialect === 'postgresql' ? await import('@mikro-orm/postgresql') : await import('@mikro-orm/mariadb');
   try {
-    const orm = await MikroORM.init({ entities: [...entities], clientUrl: url, debug: false, ...options });
+    const orm = await MikroORM.init({ entities: [...entities], clientUrl: created.url, debug: false, ...options });
     await orm.schema.create();
     return {
       dialect,
       orm,
-      url,
+      url: created.url,
       async dispose() {
         await orm.close(true);
-        await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
+        await created.drop();
       },
     };
   } catch (err) {
-    await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
+    await created.drop();
     throw err;
   }
 }
@@ -149,7 +203,7 @@ export interface DialectContext {
 }
 
 /**
- * Define the same tests once per dialect: `define` runs for SQLite and for PostgreSQL, each with its own
+ * Define the same tests once per dialect: `define` runs for SQLite, PostgreSQL and MariaDB, each with its own
  * database, schema and seed. Suites are named `<name> [<dialect>]`.
  */
 export function eachDialect(
