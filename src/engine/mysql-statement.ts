@@ -62,11 +62,11 @@ export async function mysqlQuery(
     });
   })
     .catch((err: unknown) => {
-        const code = (err as { code?: unknown }).code;
-        if (!signal?.aborted && timeout !== undefined && typeof code === 'string' && TIMED_OUT.has(code))
-          throw queryTimeoutError(timeout, err);
-        throw err;
-      })
+      const code = (err as { code?: unknown }).code;
+      if (!signal?.aborted && timeout !== undefined && typeof code === 'string' && TIMED_OUT.has(code))
+        throw queryTimeoutError(timeout, err);
+      throw err;
+    })
     .finally(() => {
       signal?.removeEventListener('abort', stop);
       remember(connection, sql);
