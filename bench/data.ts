@@ -1,12 +1,30 @@
-/** Bulk-load the benchmark tables with generated rows, in SQL, so a million rows load in seconds. */
+/**
+ * Bulk-load the benchmark tables with generated rows, in SQL, so a million rows load in seconds: PostgreSQL's
+ * generate_series, MariaDB's sequence tables (`seq_1_to_N`), a recursive CTE on SQLite.
+ */
 import type { MikroORM } from '@mikro-orm/core';
 
 /**
  * Insert `n` books (and 1,000 authors, and a review on every tenth book). Scores repeat (n % 500) and are NULL on
  * every tenth row, so sorting by score needs the primary-key tie-breaker; created_at is unique per row.
  */
-export async function loadBooks(orm: MikroORM, dialect: 'sqlite' | 'postgresql', n: number): Promise<void> {
+export async function loadBooks(orm: MikroORM, dialect: 'sqlite' | 'postgresql' | 'mariadb', n: number): Promise<void> {
   const conn = orm.em.getConnection();
+  if (dialect === 'mariadb') {
+    await conn.execute(`insert into author (id, name) select seq, concat('author ', seq) from seq_1_to_1000`);
+    await conn.execute(
+      `insert into book (id, title, price, score, created_at, author_id)
+       select seq, concat('title ', seq), (seq * 7919) % 1000, case when seq % 10 = 0 then null else seq % 500 end,
+              timestamp '2020-01-01 00:00:00' + interval seq second, 1 + seq % 1000
+       from seq_1_to_${n}`,
+    );
+    if (n >= 10)
+      await conn.execute(
+        `insert into review (id, stars, book_id) select seq div 10, seq % 6, seq from seq_10_to_${n}_step_10`,
+      );
+    await conn.execute('analyze table author, book, review');
+    return;
+  }
   if (dialect === 'postgresql') {
     await conn.execute(`insert into author (id, name) select g, 'author ' || g from generate_series(1, 1000) g`);
     await conn.execute(

@@ -2,8 +2,10 @@
  * `npm run bench`: the figures of DESIGN §10, each measured side by side in one run and printed as a ratio, with
  * the spread (half the interquartile range over the median) stated as noise. See docs/performance.md.
  *
- * Sizes can be lowered for a quick look: BENCH_ROWS (default 1,000,000 PostgreSQL rows), BENCH_SMALL (10,000).
- * PostgreSQL is found as the tests find it (LISTQL_PG_URL, else the local server); each run uses its own databases.
+ * Sizes can be lowered for a quick look: BENCH_ROWS (default 1,000,000 rows on PostgreSQL and MariaDB),
+ * BENCH_SMALL (10,000). PostgreSQL and MariaDB are found as the tests find them (LISTQL_PG_URL and LISTQL_MYSQL_URL,
+ * else the local servers); each run uses its own databases. BENCH_DIALECTS=mariadb (or any comma-separated list of
+ * sqlite, postgresql, mariadb) runs only those databases' sections.
  */
 import { MikroORM as SqliteORM } from '@mikro-orm/sqlite';
 import { openDatabase } from '../test/helpers/db.ts';
@@ -18,6 +20,13 @@ import { benchWorst } from './worst.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const SMALL = Number(process.env.BENCH_SMALL ?? 10_000);
+const ALL = ['sqlite', 'postgresql', 'mariadb'] as const;
+const named = (process.env.BENCH_DIALECTS ?? '')
+  .split(',')
+  .map((d) => d.trim())
+  .filter(Boolean);
+for (const d of named) if (!(ALL as readonly string[]).includes(d)) throw new Error(`BENCH_DIALECTS: unknown ${d}`);
+const on = (dialect: (typeof ALL)[number]) => named.length === 0 || named.includes(dialect);
 const started = performance.now();
 
 function section(title: string, lines: readonly string[]): void {
@@ -27,57 +36,99 @@ function section(title: string, lines: readonly string[]): void {
 
 console.log('listql bench: medians of side-by-side rounds; noise = half the IQR over the median');
 console.log(
-  `node ${process.version}, ${ROWS.toLocaleString('en-US')} PostgreSQL rows, ${SMALL.toLocaleString('en-US')} small-table rows`,
+  `node ${process.version}, ${ROWS.toLocaleString('en-US')} PostgreSQL and MariaDB rows, ${SMALL.toLocaleString('en-US')} small-table rows`,
 );
 
-// Cold start first, in fresh processes, before this one loads the databases.
-section('Cold import of the built package (fresh Node processes)', benchImport());
+if (on('sqlite')) {
+  // Cold start first, in fresh processes, before this one loads the databases.
+  section('Cold import of the built package (fresh Node processes)', benchImport());
 
-// SQLite: parse/bind/plan, engine overhead, walk against findByCursor.
-const sqlite = await SqliteORM.init({ entities: benchEntities, dbName: ':memory:' });
-await sqlite.schema.create();
-await loadBooks(sqlite, 'sqlite', SMALL);
-await createAdvisedIndexes(sqlite, ['-score', '-createdAt']);
-section('Parse, bind and plan (microseconds per call)', benchParse(sqlite));
-section('Engine overhead, SQLite', await benchOverhead(sqlite, 'SQLite'));
-section('Full walk against em.findByCursor, SQLite', await benchWalk(sqlite, 'SQLite', 100));
-await sqlite.close();
-
-// PostgreSQL, small table: engine overhead and the findByCursor walk.
-const small = await openDatabase('postgresql', benchEntities);
-try {
-  await loadBooks(small.orm, 'postgresql', SMALL);
-  await createAdvisedIndexes(small.orm, ['-score', '-createdAt']);
-  section('Engine overhead, PostgreSQL', await benchOverhead(small.orm, 'PostgreSQL'));
-  section('Full walk against em.findByCursor, PostgreSQL', await benchWalk(small.orm, 'PostgreSQL', 100));
-} finally {
-  await small.dispose();
+  // SQLite: parse/bind/plan, engine overhead, walk against findByCursor.
+  const sqlite = await SqliteORM.init({ entities: benchEntities, dbName: ':memory:' });
+  await sqlite.schema.create();
+  await loadBooks(sqlite, 'sqlite', SMALL);
+  await createAdvisedIndexes(sqlite, ['-score', '-createdAt']);
+  section('Parse, bind and plan (microseconds per call)', benchParse(sqlite));
+  section('Engine overhead, SQLite', await benchOverhead(sqlite, 'SQLite'));
+  section('Full walk against em.findByCursor, SQLite', await benchWalk(sqlite, 'SQLite', 100));
+  await sqlite.close();
 }
 
-// PostgreSQL, large table: deep pages and the export walk.
-const large = await openDatabase('postgresql', benchEntities);
-try {
-  const t0 = performance.now();
-  await loadBooks(large.orm, 'postgresql', ROWS);
-  await createAdvisedIndexes(large.orm, ['-score', '-createdAt']);
-  console.log(
-    `\n(loaded and indexed ${ROWS.toLocaleString('en-US')} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s)`,
-  );
-  const depth = Math.floor(ROWS * 0.9);
-  section(
-    `Deep pages, PostgreSQL, ${ROWS.toLocaleString('en-US')} rows`,
-    await benchDeepPages(large.orm, depth, ['id', '-createdAt', '-score']),
-  );
-  section('Export walk, PostgreSQL', await benchExport(large.orm, large.url!));
-  section(
-    `Estimated count vs exact count, PostgreSQL, ${ROWS.toLocaleString('en-US')} rows`,
-    await benchEstimatedCount(large.orm),
-  );
-} finally {
-  await large.dispose();
+if (on('postgresql')) await benchPostgres();
+if (on('mariadb')) await benchMariaDb();
+if (on('sqlite') && on('postgresql')) {
+  // The worst accepted request at the default limits, on a 100k-book bookstore with the advised indexes.
+  const worst = await benchWorst();
+  section('Worst accepted request, SQLite', worst.sqlite);
+  section('Worst accepted request, PostgreSQL', worst.postgresql);
 }
-// The worst accepted request at the default limits, on a 100k-book bookstore with the advised indexes.
-const worst = await benchWorst();
-section('Worst accepted request, SQLite', worst.sqlite);
-section('Worst accepted request, PostgreSQL', worst.postgresql);
 console.log(`\nbench finished in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+
+async function benchPostgres(): Promise<void> {
+  // PostgreSQL, small table: engine overhead and the findByCursor walk.
+  const small = await openDatabase('postgresql', benchEntities);
+  try {
+    await loadBooks(small.orm, 'postgresql', SMALL);
+    await createAdvisedIndexes(small.orm, ['-score', '-createdAt']);
+    section('Engine overhead, PostgreSQL', await benchOverhead(small.orm, 'PostgreSQL'));
+    section('Full walk against em.findByCursor, PostgreSQL', await benchWalk(small.orm, 'PostgreSQL', 100));
+  } finally {
+    await small.dispose();
+  }
+
+  // PostgreSQL, large table: deep pages and the export walk.
+  const large = await openDatabase('postgresql', benchEntities);
+  try {
+    const t0 = performance.now();
+    await loadBooks(large.orm, 'postgresql', ROWS);
+    await createAdvisedIndexes(large.orm, ['-score', '-createdAt']);
+    console.log(
+      `\n(loaded and indexed ${ROWS.toLocaleString('en-US')} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+    );
+    const depth = Math.floor(ROWS * 0.9);
+    section(
+      `Deep pages, PostgreSQL, ${ROWS.toLocaleString('en-US')} rows`,
+      await benchDeepPages(large.orm, depth, ['id', '-createdAt', '-score']),
+    );
+    section('Export walk, PostgreSQL', await benchExport(large.orm, large.url!));
+    section(
+      `Estimated count vs exact count, PostgreSQL, ${ROWS.toLocaleString('en-US')} rows`,
+      await benchEstimatedCount(large.orm),
+    );
+  } finally {
+    await large.dispose();
+  }
+}
+
+/**
+ * MariaDB: the same engine overhead, findByCursor walk and deep pages as on PostgreSQL. Every listql statement there
+ * is a server-side prepared statement (mysql2 execute()), while MikroORM's own path sends text queries with the
+ * values inlined; the overhead section separates that protocol cost from the engine's.
+ */
+async function benchMariaDb(): Promise<void> {
+  const small = await openDatabase('mariadb', benchEntities);
+  try {
+    await loadBooks(small.orm, 'mariadb', SMALL);
+    await createAdvisedIndexes(small.orm, ['-score', '-createdAt']);
+    section('Engine overhead, MariaDB', await benchOverhead(small.orm, 'MariaDB'));
+    section('Full walk against em.findByCursor, MariaDB', await benchWalk(small.orm, 'MariaDB', 100));
+  } finally {
+    await small.dispose();
+  }
+  const large = await openDatabase('mariadb', benchEntities);
+  try {
+    const t0 = performance.now();
+    await loadBooks(large.orm, 'mariadb', ROWS);
+    await createAdvisedIndexes(large.orm, ['-score', '-createdAt']);
+    console.log(
+      `\n(MariaDB: loaded and indexed ${ROWS.toLocaleString('en-US')} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+    );
+    const depth = Math.floor(ROWS * 0.9);
+    section(
+      `Deep pages, MariaDB, ${ROWS.toLocaleString('en-US')} rows`,
+      await benchDeepPages(large.orm, depth, ['id', '-createdAt', '-score']),
+    );
+  } finally {
+    await large.dispose();
+  }
+}

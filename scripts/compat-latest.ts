@@ -2,15 +2,17 @@
  * `npm run compat`: test listql against the newest MikroORM 7.x the npm registry offers, away from the working tree.
  *
  * 1. For each SQL driver among the devDependencies (`@mikro-orm/sqlite`, `postgresql`, `mariadb`), pick the newest
- *    stable 7.x release whose own `@mikro-orm/core` and `@mikro-orm/sql` are published too: drivers pin the core of
- *    their own version, and new patches are not published for every driver at once. Drivers that land on the same
- *    core form one set; sets that cannot share a core are tested apart, each on its own dialect.
+ *    stable 7.x release whose own `@mikro-orm/core` and `@mikro-orm/sql` are published too, and every MikroORM driver
+ *    it pins (`@mikro-orm/mariadb` pins `@mikro-orm/mysql`, which brings `@mikro-orm/sql` and `mysql2`): drivers pin
+ *    the core of their own version, and new patches are not published for every driver at once. Drivers that land on
+ *    the same core form one set; sets that cannot share a core are tested apart, each on its own dialect.
  * 2. For each set: copy the repository into a scratch directory (the system's temporary folder), point its
  *    devDependencies at the set, `npm install`, build (which type-checks `src/` against that MikroORM) and run the
  *    engine, serialization and binding tests (`npm test -- engine execute bind`) on the set's dialects.
  * 3. `npm pack` the build and install the tarball beside each set's core and driver in a scratch app, with plain
  *    `npm install` (peer ranges must resolve), then run a tiny script there: createEngine, then list() on a fresh
- *    database (in memory for SQLite; on PostgreSQL a database created under LISTQL_PG_URL and dropped after).
+ *    database (in memory for SQLite; on PostgreSQL and MariaDB a database created under LISTQL_PG_URL or
+ *    LISTQL_MYSQL_URL and dropped after).
  *
  * Exits non-zero, saying which step failed and why, when anything fails. `--keep` leaves the scratch directories.
  */
@@ -33,6 +35,11 @@ interface VersionSet {
   readonly core: string;
   readonly sql: string;
   readonly drivers: Record<string, string>;
+  /**
+   * Other packages the set's drivers pin exactly, held at those versions in the scratch copy: `@mikro-orm/mysql`
+   * under `@mikro-orm/mariadb`, and the `mysql2` that `@mikro-orm/mysql` uses (the tests' capture patches that copy).
+   */
+  readonly pins: Record<string, string>;
 }
 
 class StepError extends Error {}
@@ -66,10 +73,17 @@ function npmJson(args: readonly string[]): unknown {
   return JSON.parse(out);
 }
 
-/** Stable 7.x versions of a package, newest first. */
+const published = new Map<string, string[]>();
+
+/** Stable 7.x versions of a package, newest first (asked of the registry once per package). */
 function versions(pkg: string): string[] {
-  const all = npmJson(['view', pkg, 'versions']) as string[] | string;
-  return (Array.isArray(all) ? all : [all]).filter((v) => /^7\.\d+\.\d+$/.test(v)).sort((a, b) => compare(b, a));
+  let found = published.get(pkg);
+  if (!found) {
+    const all = npmJson(['view', pkg, 'versions']) as string[] | string;
+    found = (Array.isArray(all) ? all : [all]).filter((v) => /^7\.\d+\.\d+$/.test(v)).sort((a, b) => compare(b, a));
+    published.set(pkg, found);
+  }
+  return found;
 }
 
 function compare(a: string, b: string): number {
@@ -79,26 +93,47 @@ function compare(a: string, b: string): number {
   return 0;
 }
 
-/** The exact core and sql versions a driver release needs (its pins), or undefined if one is not published. */
+interface PackageDeps {
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+
+/**
+ * The exact core and sql versions a driver release needs (its pins), and the other packages it pins on the way, or
+ * undefined if one is not published. A driver may reach `@mikro-orm/sql` through another driver it pins exactly
+ * (`@mikro-orm/mariadb` → `@mikro-orm/mysql` → `@mikro-orm/sql`); that driver must be published at that version too.
+ */
 function needs(driver: string, version: string, cores: readonly string[], sqls: readonly string[]) {
-  const meta = npmJson(['view', `@mikro-orm/${driver}@${version}`, 'dependencies', 'peerDependencies']) as {
-    dependencies?: Record<string, string>;
-    peerDependencies?: Record<string, string>;
-  };
-  const core = meta.peerDependencies?.['@mikro-orm/core'] ?? meta.dependencies?.['@mikro-orm/core'];
-  const sql = meta.dependencies?.['@mikro-orm/sql'] ?? meta.peerDependencies?.['@mikro-orm/sql'];
+  const pins: Record<string, string> = {};
+  let core: string | undefined;
+  let sql: string | undefined;
+  const queue: [string, string][] = [[`@mikro-orm/${driver}`, version]];
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    const [name, at] = next;
+    const meta = npmJson(['view', `${name}@${at}`, 'dependencies', 'peerDependencies']) as PackageDeps;
+    const deps = { ...meta.peerDependencies, ...meta.dependencies };
+    core ??= meta.peerDependencies?.['@mikro-orm/core'] ?? meta.dependencies?.['@mikro-orm/core'];
+    sql ??= meta.dependencies?.['@mikro-orm/sql'] ?? meta.peerDependencies?.['@mikro-orm/sql'];
+    if (deps.mysql2) pins.mysql2 = deps.mysql2;
+    for (const [dep, range] of Object.entries(deps)) {
+      if (!/^@mikro-orm\//.test(dep) || dep === '@mikro-orm/core' || dep === '@mikro-orm/sql') continue;
+      if (!/^\d+\.\d+\.\d+$/.test(range) || !versions(dep).includes(range)) return undefined;
+      pins[dep] = range;
+      queue.push([dep, range]);
+    }
+  }
   if (!core || !sql || !cores.includes(core) || !sqls.includes(sql)) return undefined;
-  return { core, sql };
+  return { core, sql, pins };
 }
 
 function pickSets(drivers: readonly string[]): VersionSet[] {
   const cores = versions('@mikro-orm/core');
   const sqls = versions('@mikro-orm/sql');
   log(`registry: newest @mikro-orm/core ${cores[0]}, @mikro-orm/sql ${sqls[0]}`);
-  const sets = new Map<string, { core: string; sql: string; drivers: Record<string, string> }>();
+  const sets = new Map<string, VersionSet>();
   for (const driver of drivers) {
     const published = versions(`@mikro-orm/${driver}`);
-    let chosen: { version: string; core: string; sql: string } | undefined;
+    let chosen: { version: string; core: string; sql: string; pins: Record<string, string> } | undefined;
     // Newest first; a release whose pinned core or sql is missing from the registry cannot be installed.
     for (const version of published.slice(0, 8)) {
       const pins = needs(driver, version, cores, sqls);
@@ -110,9 +145,12 @@ function pickSets(drivers: readonly string[]): VersionSet[] {
     }
     if (!chosen) throw new StepError(`no installable 7.x release of @mikro-orm/${driver} found`);
     log(`@mikro-orm/${driver}: newest published ${published[0]}, newest installable ${chosen.version}`);
+    const pinned = Object.entries(chosen.pins).map(([name, v]) => `${name}@${v}`);
+    if (pinned.length) log(`@mikro-orm/${driver}@${chosen.version} pins ${pinned.join(', ')}`);
     const key = `${chosen.core}/${chosen.sql}`;
-    const set = sets.get(key) ?? { core: chosen.core, sql: chosen.sql, drivers: {} };
+    const set = sets.get(key) ?? { core: chosen.core, sql: chosen.sql, drivers: {}, pins: {} };
     set.drivers[driver] = chosen.version;
+    Object.assign(set.pins, chosen.pins);
     sets.set(key, set);
   }
   return [...sets.values()].sort((a, b) => compare(b.core, a.core));
@@ -153,6 +191,9 @@ function pinSet(dir: string, set: VersionSet, allDrivers: readonly string[]): vo
     if (set.drivers[driver]) dev[name] = set.drivers[driver];
     else delete dev[name];
   }
+  // A set without MariaDB drops the MySQL driver its pin brought; a set with it holds the versions it pins.
+  if (!set.drivers.mariadb) delete dev['@mikro-orm/mysql'];
+  Object.assign(dev, set.pins);
   // The tests' driver-level capture loads better-sqlite3 even when SQLite is not the dialect under test.
   if (!set.drivers.sqlite) dev['better-sqlite3'] = installedVersion('better-sqlite3');
   writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
@@ -174,6 +215,7 @@ function testSet(set: VersionSet, allDrivers: readonly string[]): string {
     ['@mikro-orm/core', set.core],
     ['@mikro-orm/sql', set.sql],
     ...Object.entries(set.drivers).map(([d, v]) => [`@mikro-orm/${d}`, v]),
+    ...Object.entries(set.pins),
   ] as const) {
     const got = installedVersion(pkg, dir);
     if (got !== want) throw new StepError(`npm install gave ${pkg}@${got}, expected ${want}`);
@@ -238,7 +280,10 @@ function packAndSmoke(builtDir: string, sets: readonly VersionSet[]): void {
   log('npm pack');
   const packed = run('npm pack', 'npm', ['pack', '--pack-destination', packDir, '--silent'], builtDir).trim();
   const tarball = join(packDir, packed.split('\n').at(-1)!.trim());
-  const pgUrl = process.env.LISTQL_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+  const adminUrls: Record<string, string> = {
+    postgresql: process.env.LISTQL_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
+    mariadb: process.env.LISTQL_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/',
+  };
   for (const set of sets)
     for (const [driver, version] of Object.entries(set.drivers)) {
       const app = makeScratch(`app-${driver}`);
@@ -250,7 +295,8 @@ function packAndSmoke(builtDir: string, sets: readonly VersionSet[]): void {
       const deps = [tarball, `@mikro-orm/core@${set.core}`, `@mikro-orm/${driver}@${version}`];
       log(`scratch app: npm install listql (packed) @mikro-orm/core@${set.core} @mikro-orm/${driver}@${version}`);
       run('installing the packed listql beside MikroORM', 'npm', ['install', '--no-audit', '--no-fund', ...deps], app);
-      const out = run(`the scratch app on ${driver}`, process.execPath, ['smoke.mjs', driver, pgUrl], app).trim();
+      const adminUrl = adminUrls[driver] ?? '';
+      const out = run(`the scratch app on ${driver}`, process.execPath, ['smoke.mjs', driver, adminUrl], app).trim();
       log(out);
     }
 }

@@ -11,7 +11,11 @@
  *  6 | Gamma         | G-1  | NULL            | draft   |  NULL |               42 | NULL     |  NULL  | NULL   | NULL       | 2024-01-15 10:00:00.001
  *
  * Stock (warehouse/bin: qty): north/2: 5, north/1: NULL, east/3: 5, east/1: 8, south/1: NULL.
- * String order is by code point (SQLite's binary collation; the test PostgreSQL database uses C.UTF-8).
+ * String equality and order follow the column's collation: by code point on SQLite (binary) and on the test
+ * PostgreSQL database (C.UTF-8); on MariaDB (utf8mb4_general_ci) case, accents and trailing spaces do not count,
+ * so `Alpha` = `alpha` and `Beta\2` < `Beta_1` < `Gamma` there too; rows keyed `mariadb` say so. contains,
+ * startswith and endswith match exactly everywhere. A native ENUM column (MariaDB) sorts by its declared items
+ * (draft, active, retired). See the collation suite below for rows that differ only by case, accent or space.
  */
 import type { MikroORM } from '@mikro-orm/core';
 import * as assert from 'uvu/assert';
@@ -53,19 +57,21 @@ async function productIds(orm: MikroORM, values: Record<string, string>, options
 interface FilterRow {
   readonly filter: string;
   readonly ids: readonly number[];
+  /** Where MariaDB's utf8mb4_general_ci (case-, accent- and trailing-space-blind) gives other rows. */
+  readonly mariadb?: readonly number[];
 }
 
 // One row per operator × type, with NULL rows, `not`, precedence and three-valued logic; unsorted → by id.
 const FILTERS: readonly FilterRow[] = [
   // string (NOT NULL)
-  { filter: "name eq 'Alpha'", ids: [1] },
-  { filter: "name ne 'Alpha'", ids: [2, 3, 4, 5, 6] },
-  { filter: "name gt 'Beta_1'", ids: [2, 5, 6] },
-  { filter: "name gte 'O'", ids: [2, 5] },
-  { filter: "name lt 'Beta_1'", ids: [1, 4] },
-  { filter: "name lte 'Beta_1'", ids: [1, 3, 4] },
-  { filter: "name in ('Alpha', 'Gamma', 'zzz')", ids: [1, 6] },
-  { filter: "name not in ('Alpha', 'Gamma')", ids: [2, 3, 4, 5] },
+  { filter: "name eq 'Alpha'", ids: [1], mariadb: [1, 2] },
+  { filter: "name ne 'Alpha'", ids: [2, 3, 4, 5, 6], mariadb: [3, 4, 5, 6] },
+  { filter: "name gt 'Beta_1'", ids: [2, 5, 6], mariadb: [5, 6] },
+  { filter: "name gte 'O'", ids: [2, 5], mariadb: [5] },
+  { filter: "name lt 'Beta_1'", ids: [1, 4], mariadb: [1, 2, 4] },
+  { filter: "name lte 'Beta_1'", ids: [1, 3, 4], mariadb: [1, 2, 3, 4] },
+  { filter: "name in ('Alpha', 'Gamma', 'zzz')", ids: [1, 6], mariadb: [1, 2, 6] },
+  { filter: "name not in ('Alpha', 'Gamma')", ids: [2, 3, 4, 5], mariadb: [3, 4, 5] },
   { filter: "name contains 'lpha'", ids: [1, 2] },
   { filter: "name contains 'Alpha'", ids: [1] },
   { filter: "name startswith 'B'", ids: [3, 4] },
@@ -169,13 +175,15 @@ interface SortRow {
   readonly sort: string;
   readonly filter?: string;
   readonly ids: readonly number[];
+  /** Where MariaDB orders otherwise (collation ties broken by id; ENUM by declared items). */
+  readonly mariadb?: readonly number[];
 }
 
 const SORTS: readonly SortRow[] = [
   { sort: 'stock', ids: [4, 3, 5, 1, 2, 6] },
   { sort: '-stock', ids: [1, 5, 3, 4, 2, 6] },
-  { sort: 'name', ids: [1, 4, 3, 6, 5, 2] },
-  { sort: '-name', ids: [2, 5, 6, 3, 4, 1] },
+  { sort: 'name', ids: [1, 4, 3, 6, 5, 2], mariadb: [1, 2, 4, 3, 6, 5] },
+  { sort: '-name', ids: [2, 5, 6, 3, 4, 1], mariadb: [5, 6, 3, 4, 1, 2] },
   { sort: '-price', ids: [4, 1, 5, 2, 3, 6] },
   { sort: 'price', ids: [2, 1, 5, 4, 3, 6] },
   { sort: 'active,-id', ids: [5, 2, 4, 1, 6, 3] },
@@ -184,7 +192,7 @@ const SORTS: readonly SortRow[] = [
   { sort: 'releasedOn', ids: [3, 1, 5, 4, 2, 6] },
   { sort: '-releasedOn', ids: [4, 1, 5, 3, 2, 6] },
   { sort: '-createdAt', ids: [5, 4, 2, 6, 1, 3] },
-  { sort: 'status,-stock', ids: [1, 5, 4, 2, 6, 3] },
+  { sort: 'status,-stock', ids: [1, 5, 4, 2, 6, 3], mariadb: [2, 6, 1, 5, 4, 3] },
   { sort: '-views', ids: [1, 5, 6, 2, 3, 4] },
   { sort: '-id', ids: [6, 5, 4, 3, 2, 1] },
   { sort: '-stock', filter: 'stock is not null', ids: [1, 5, 3, 4] },
@@ -237,19 +245,81 @@ const ERRORS: readonly {
   },
 ];
 
-eachDialect('apply: filters end to end', { entities: catalogEntities, seed: seedCatalog }, (test) => {
+eachDialect('apply: filters end to end', { entities: catalogEntities, seed: seedCatalog }, (test, dialect) => {
   for (const row of FILTERS) {
     test(row.filter, async ({ db }) => {
-      assert.equal(await productIds(db.orm, { filter: row.filter }), row.ids);
+      const want = dialect === 'mariadb' ? (row.mariadb ?? row.ids) : row.ids;
+      assert.equal(await productIds(db.orm, { filter: row.filter }), want);
     });
   }
 });
 
-eachDialect('apply: sorts and pages end to end', { entities: catalogEntities, seed: seedCatalog }, (test) => {
+/**
+ * The catalog plus rows whose names differ from `alpha` (2) only by case, accent or a trailing space:
+ * 7 'alpha ', 8 'ALPHA', 9 'Älpha'. Exact (code point) on SQLite and PostgreSQL; on MariaDB the five alphas are
+ * one value for eq/ne/in/gt and for ORDER BY (ties broken by id), while contains/startswith/endswith stay exact.
+ */
+async function seedTwins(em: Parameters<typeof seedCatalog>[0]): Promise<void> {
+  await seedCatalog(em);
+  const twins: [number, string][] = [
+    [7, 'alpha '],
+    [8, 'ALPHA'],
+    [9, 'Älpha'],
+  ];
+  for (const [id, name] of twins)
+    em.create(Product, {
+      id,
+      name,
+      sku: `T-${id}`,
+      status: 'draft',
+      views: 0n,
+      createdAt: new Date('2024-03-01T00:00:00.000Z'),
+      uuid: `0b6a1c52-5f3c-4f0e-9f5e-00000000000${id}`,
+    } as Product);
+  await em.flush();
+  em.clear();
+}
+
+const COLLATION: readonly { filter?: string; sort?: string; exact: readonly number[]; mariadb: readonly number[] }[] = [
+  { filter: "name eq 'alpha'", exact: [2], mariadb: [1, 2, 7, 8, 9] },
+  { filter: "name eq 'alpha '", exact: [7], mariadb: [1, 2, 7, 8, 9] },
+  { filter: "name eq 'alpha   '", exact: [], mariadb: [1, 2, 7, 8, 9] },
+  { filter: "name in ('ALPHA', 'zzz')", exact: [8], mariadb: [1, 2, 7, 8, 9] },
+  { filter: "name ne 'alpha'", exact: [1, 3, 4, 5, 6, 7, 8, 9], mariadb: [3, 4, 5, 6] },
+  { filter: "name not in ('Alpha')", exact: [2, 3, 4, 5, 6, 7, 8, 9], mariadb: [3, 4, 5, 6] },
+  { filter: "name gt 'alpha'", exact: [7, 9], mariadb: [3, 4, 5, 6] },
+  { filter: "name lte 'ALPHA'", exact: [8], mariadb: [1, 2, 7, 8, 9] },
+  { filter: "name contains 'ALPHA'", exact: [8], mariadb: [8] },
+  { filter: "name contains 'A'", exact: [1, 8], mariadb: [1, 8] },
+  { filter: "name startswith 'alpha '", exact: [7], mariadb: [7] },
+  { filter: "name endswith 'a '", exact: [7], mariadb: [7] },
+  { filter: "name startswith 'Ä'", exact: [9], mariadb: [9] },
+  { filter: "name startswith 'A'", exact: [1, 8], mariadb: [1, 8] },
+  { sort: 'name', exact: [8, 1, 4, 3, 6, 5, 2, 7, 9], mariadb: [1, 2, 7, 8, 9, 4, 3, 6, 5] },
+  { sort: '-name', exact: [9, 7, 2, 5, 6, 3, 4, 1, 8], mariadb: [5, 6, 3, 4, 1, 2, 7, 8, 9] },
+];
+
+eachDialect(
+  "apply: string equality and order follow the column's collation",
+  { entities: catalogEntities, seed: seedTwins },
+  (test, dialect) => {
+    for (const row of COLLATION) {
+      const values: Record<string, string> = {
+        ...(row.filter ? { filter: row.filter } : {}),
+        ...(row.sort ? { sort: row.sort } : {}),
+      };
+      test(JSON.stringify(values), async ({ db }) => {
+        assert.equal(await productIds(db.orm, values), dialect === 'mariadb' ? row.mariadb : row.exact);
+      });
+    }
+  },
+);
+
+eachDialect('apply: sorts and pages end to end', { entities: catalogEntities, seed: seedCatalog }, (test, dialect) => {
   for (const row of SORTS) {
     test(`sort=${row.sort}${row.filter ? ` filter=${row.filter}` : ''}`, async ({ db }) => {
       const values = row.filter ? { sort: row.sort, filter: row.filter } : { sort: row.sort };
-      assert.equal(await productIds(db.orm, values), row.ids);
+      assert.equal(await productIds(db.orm, values), dialect === 'mariadb' ? (row.mariadb ?? row.ids) : row.ids);
     });
   }
   for (const row of STOCK_SORTS) {

@@ -1,6 +1,7 @@
 /**
  * The bookstore example as a newcomer meets it: `examples/bookstore/main.ts` started as a child process on a free
- * port, over a fresh SQLite file and over a fresh PostgreSQL database (DATABASE_URL). The requests it prints must
+ * port, over a fresh SQLite file and over a fresh PostgreSQL and MariaDB database (DATABASE_URL). The README tour's
+ * JSON is the same byte for byte on every database. The requests it prints must
  * return the expected pages, every request of the README's tour must return exactly the JSON the README shows,
  * and tenants, soft deletes, hidden fields and search escaping must hold. A second start reuses the seeded file.
  * The schema carries an index for every column a relation sub-query correlates on; a query past Node's own 16 KiB
@@ -13,13 +14,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ENTITIES } from '../examples/bookstore/entities.ts';
 import { authorPolicy, bookPolicy } from '../examples/bookstore/policies.ts';
 import { createEngine } from '../src/index.ts';
-import { createPostgresDatabase, DIALECTS, type Dialect, postgresAdminUrl } from './helpers/db.ts';
+import { createDatabase, DIALECTS, type Dialect, mysqlAdminUrl, postgresAdminUrl } from './helpers/db.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -220,7 +222,12 @@ async function indexesOf(
   dialect: Dialect,
   env: Record<string, string>,
 ): Promise<{ indexes: IndexKey[]; advised: IndexKey[] }> {
-  const { MikroORM } = dialect === 'sqlite' ? await import('@mikro-orm/sqlite') : await import('@mikro-orm/postgresql');
+  const { MikroORM } =
+    dialect === 'sqlite'
+      ? await import('@mikro-orm/sqlite')
+      : dialect === 'postgresql'
+        ? await import('@mikro-orm/postgresql')
+        : await import('@mikro-orm/mariadb');
   const orm = await MikroORM.init({
     entities: ENTITIES,
     ...(dialect === 'sqlite' ? { dbName: env.BOOKSTORE_SQLITE! } : { clientUrl: env.DATABASE_URL! }),
@@ -231,7 +238,10 @@ async function indexesOf(
         ? `select m.name as "table", group_concat(ii.name, ',' order by ii.seqno) as "columns"
              from sqlite_master m, pragma_index_list(m.name) il, pragma_index_info(il.name) ii
             where m.type = 'table' group by m.name, il.name`
-        : `select t.relname as "table", string_agg(a.attname, ',' order by k.ord) as "columns"
+        : dialect === 'mariadb'
+          ? `select table_name as \`table\`, group_concat(column_name order by seq_in_index separator ',') as \`columns\`
+               from information_schema.statistics where table_schema = database() group by table_name, index_name`
+          : `select t.relname as "table", string_agg(a.attname, ',' order by k.ord) as "columns"
              from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid
              join pg_namespace n on n.oid = t.relnamespace and n.nspname = 'public'
              cross join lateral unnest(x.indkey) with ordinality k(attnum, ord)
@@ -308,7 +318,8 @@ function defineSuite(dialect: Dialect): void {
       state.env = { BOOKSTORE_SQLITE: join(dir, 'data', 'bookstore.sqlite') };
       state.cleanup = async () => rmSync(dir, { recursive: true, force: true });
     } else {
-      const db = await createPostgresDatabase('listql_bookstore');
+      // MariaDB's URL is mysql://, as MySQL and MariaDB users write it; the bookstore asks the server which it is.
+      const db = await createDatabase(dialect, 'listql_bookstore');
       state.env = { DATABASE_URL: db.url };
       state.cleanup = db.drop;
     }
@@ -321,7 +332,11 @@ function defineSuite(dialect: Dialect): void {
 
   test('it prints its URL and five example requests, then the tenant search', () => {
     const { output } = state.started!;
-    const database = dialect === 'sqlite' ? `SQLite (${state.env.BOOKSTORE_SQLITE})` : 'PostgreSQL (DATABASE_URL)';
+    const database = {
+      sqlite: `SQLite (${state.env.BOOKSTORE_SQLITE})`,
+      postgresql: 'PostgreSQL (DATABASE_URL)',
+      mariadb: 'MariaDB (DATABASE_URL)',
+    }[dialect];
     assert.match(output, `listql bookstore on ${database}, listening on http://`);
     assert.is(output.match(/^ {3}curl /gm)?.length, PRINTED.length);
     assert.match(output, `--data-urlencode "cursor=${AFTER_7}"`);
@@ -338,14 +353,16 @@ function defineSuite(dialect: Dialect): void {
     }
   });
 
-  test("each request of the README's tour returns exactly the JSON shown", async () => {
+  test("each request of the README's tour returns exactly the JSON shown, byte for byte", async () => {
     const examples = readmeExamples();
     assert.ok(examples.length >= 3, `README tour has ${examples.length} examples`);
     for (const example of examples) {
       const { url, headers } = curlToRequest(example.command, state.started!.base);
-      const { status, body } = await getJSON(url, headers);
-      assert.is(status, example.status, example.command);
-      assert.equal(body, example.body, example.command);
+      const res = await fetch(url, { headers });
+      assert.is(res.headers.get('content-type'), 'application/json; charset=utf-8');
+      assert.is(res.status, example.status, example.command);
+      // The README's block, compacted: the same keys in the same order, the same numbers written the same way.
+      assert.is(await res.text(), JSON.stringify(example.body), example.command);
     }
   });
 
@@ -394,33 +411,37 @@ function defineSuite(dialect: Dialect): void {
       assert.equal(body, { code: 'limit_exceeded', message });
     });
 
-  if (dialect === 'postgresql')
+  if (dialect !== 'sqlite')
     test('a DATABASE_URL naming a missing database is refused, unless BOOKSTORE_CREATE_DB=1', async () => {
       const name = `listql_missing_${process.pid}_${Date.now()}`;
-      const url = new URL(await postgresAdminUrl());
+      const server = await missingDatabaseServer(dialect);
+      const url = new URL(server.adminUrl);
+      // On MariaDB, the mariadb:// scheme (the suite's own start used mysql://).
+      if (dialect === 'mariadb') url.protocol = 'mariadb:';
       url.pathname = `/${name}`;
       const refused = await runToExit({ DATABASE_URL: url.toString() });
       assert.is(refused.code, 1);
+      const create = dialect === 'postgresql' ? `createdb ${name}` : `create database \`${name}\``;
       assert.match(
         refused.stderr,
-        `database "${name}" does not exist: create it (createdb ${name}), or set BOOKSTORE_CREATE_DB=1`,
+        `database "${name}" does not exist: create it (${create}), or set BOOKSTORE_CREATE_DB=1`,
       );
       assert.not.match(refused.stderr, /^\s+at /m);
-      const admin = new pg.Client({ connectionString: await postgresAdminUrl() });
-      await admin.connect();
       try {
-        const exists = async () => (await admin.query('select 1 from pg_database where datname = $1', [name])).rowCount;
-        assert.is(await exists(), 0);
+        assert.is(await server.exists(name), false);
         const created = await start({ DATABASE_URL: url.toString(), BOOKSTORE_CREATE_DB: '1' });
         try {
-          assert.is(await exists(), 1);
+          assert.match(
+            created.output,
+            `listql bookstore on ${dialect === 'postgresql' ? 'PostgreSQL' : 'MariaDB'} (DATABASE_URL)`,
+          );
+          assert.is(await server.exists(name), true);
           assert.is((await getJSON(`${created.base}/books?count=true&limit=0`)).body.page.count, 8);
         } finally {
           await stop(created);
-          await admin.query(`drop database if exists "${name}" with (force)`);
         }
       } finally {
-        await admin.end();
+        await server.drop(name);
       }
     });
 
@@ -461,8 +482,8 @@ function defineSuite(dialect: Dialect): void {
     const url = `${base}/explain/books?filter=${encodeURIComponent('price lt 15')}&sort=-year&count=true`;
     const { status, body } = await getJSON(url, { 'x-tenant': '2' });
     assert.is(status, 200);
-    const q = dialect === 'sqlite' ? (s: string) => s.replaceAll('"', '`') : (s: string) => s;
-    const [p1, p2, p3] = dialect === 'sqlite' ? ['?', '?', '?'] : ['$1', '$2', '$3'];
+    const q = dialect === 'postgresql' ? (s: string) => s : (s: string) => s.replaceAll('"', '`');
+    const [p1, p2, p3] = dialect === 'postgresql' ? ['$1', '$2', '$3'] : ['?', '?', '?'];
     assert.match(body.data.sql, q(`from "book" as "b" where "b"."tenant" = ${p1} and "b"."deleted_at" is null`));
     assert.match(body.data.sql, q(`("b"."price" < ${p2}) order by "b"."year" desc, "b"."id" asc limit ${p3}`));
     assert.equal(body.data.params, [2, '15', 21]);
@@ -533,4 +554,51 @@ function defineSuite(dialect: Dialect): void {
   });
 
   test.run();
+}
+
+/** A database server as the missing-database test needs it: its admin URL, whether a database exists, a drop. */
+async function missingDatabaseServer(dialect: Exclude<Dialect, 'sqlite'>): Promise<{
+  adminUrl: string;
+  exists(name: string): Promise<boolean>;
+  drop(name: string): Promise<void>;
+}> {
+  if (dialect === 'postgresql') {
+    const adminUrl = await postgresAdminUrl();
+    const admin = async <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        return await fn(client);
+      } finally {
+        await client.end();
+      }
+    };
+    return {
+      adminUrl,
+      exists: (name) =>
+        admin(async (c) => (await c.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1),
+      drop: (name) => admin((c) => c.query(`drop database if exists "${name}" with (force)`)).then(() => undefined),
+    };
+  }
+  const adminUrl = await mysqlAdminUrl();
+  const admin = async <T>(fn: (client: mysql.Connection) => Promise<T>): Promise<T> => {
+    const client = await mysql.createConnection({ uri: adminUrl });
+    try {
+      return await fn(client);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    adminUrl,
+    exists: (name) =>
+      admin(async (c) => {
+        const [rows] = await c.query<mysql.RowDataPacket[]>(
+          'select 1 from information_schema.schemata where schema_name = ?',
+          [name],
+        );
+        return rows.length === 1;
+      }),
+    drop: (name) => admin((c) => c.query(`drop database if exists \`${name}\``)).then(() => undefined),
+  };
 }

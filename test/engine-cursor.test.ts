@@ -136,7 +136,8 @@ function decodeDoc(cursor: string): Doc {
   return JSON.parse(Buffer.from(cursor, 'base64url').toString()) as Doc;
 }
 
-const q = (dialect: Dialect, sql: string) => (dialect === 'sqlite' ? sql.replaceAll('"', '`') : sql);
+/** Quote as the dialect does: PostgreSQL with double quotes, SQLite and MariaDB with backticks. */
+const q = (dialect: Dialect, sql: string) => (dialect === 'postgresql' ? sql : sql.replaceAll('"', '`'));
 
 eachDialect('engine cursors', { entities: walkEntities, seed: seedWalk }, (test, dialect) => {
   test('the valid cursor the rows below start from continues the walk', async ({ em }) => {
@@ -171,7 +172,7 @@ eachDialect('engine cursors', { entities: walkEntities, seed: seedWalk }, (test,
     });
   }
 
-  test('a continuation page uses the row-value keyset predicate, never offset, with cursor values bound', async ({
+  test('a continuation page uses the keyset predicate (row values, MariaDB: expanded with a leading bound), never offset, with cursor values bound', async ({
     em,
   }) => {
     const scoped = entries(em);
@@ -183,8 +184,14 @@ eachDialect('engine cursors', { entities: walkEntities, seed: seedWalk }, (test,
     const data = calls.filter((c) => c.sql.includes('walk_entry'));
     assert.is(data.length, 1);
     const { sql, values } = data[0]!;
+    // MariaDB reads a row-value comparison as a filter over a full scan, so it gets the expanded form, whose leading
+    // bound is a range the index on (at_moment, entry_id) seeks to.
     const row =
-      dialect === 'postgresql' ? '("e"."at_moment", "e"."entry_id") > ($' : '("e"."at_moment", "e"."entry_id") > (?';
+      dialect === 'postgresql'
+        ? '("e"."at_moment", "e"."entry_id") > ($'
+        : dialect === 'sqlite'
+          ? '("e"."at_moment", "e"."entry_id") > (?'
+          : '("e"."at_moment" >= ? and (("e"."at_moment" > ?) or ("e"."at_moment" = ? and "e"."entry_id" > ?)))';
     assert.ok(sql.includes(q(dialect, row)), sql);
     assert.not.match(sql, /\boffset\b/i);
     assert.ok(!sql.includes(String(doc.k[0])), 'a cursor value is in the SQL text');
@@ -247,7 +254,7 @@ eachDialect('engine cursors', { entities: walkEntities, seed: seedWalk }, (test,
     }
   });
 
-  test('a backward page is one query: mirrored order and row value, limit + 1, cursor values bound', async ({ em }) => {
+  test('a backward page is one query: mirrored order and keyset, limit + 1, cursor values bound', async ({ em }) => {
     const scoped = entries(em);
     const page = await scoped.list({ sort: 'at', limit: '3', offset: '6' });
     const doc = decodeDoc(page.page.prevCursor!);
@@ -256,7 +263,11 @@ eachDialect('engine cursors', { entities: walkEntities, seed: seedWalk }, (test,
     assert.is(data.length, 1);
     const { sql, values } = data[0]!;
     const p = dialect === 'postgresql' ? '$' : '?';
-    assert.ok(sql.includes(q(dialect, `("e"."at_moment", "e"."entry_id") < (${p}`)), sql);
+    const before =
+      dialect === 'mariadb'
+        ? '("e"."at_moment" <= ? and (("e"."at_moment" < ?) or ("e"."at_moment" = ? and "e"."entry_id" < ?)))'
+        : `("e"."at_moment", "e"."entry_id") < (${p}`;
+    assert.ok(sql.includes(q(dialect, before)), sql);
     assert.ok(sql.includes(q(dialect, 'order by "e"."at_moment" desc, "e"."entry_id" desc')), sql);
     assert.not.match(sql, /\boffset\b/i);
     assert.ok(!sql.includes(String(doc.k[0])), 'a cursor value is in the SQL text');
@@ -284,8 +295,12 @@ eachDialect('engine cursors', { entities: walkEntities, seed: seedWalk }, (test,
     assert.is(result.page.hasMore, false);
     const sql = calls.find((c) => c.sql.includes('walk_entry'))!.sql;
     assert.ok(sql.includes(q(dialect, '"e"."score_value" is not null')), sql);
-    assert.ok(sql.includes(q(dialect, '"e"."score_value" asc nulls first')) || dialect === 'sqlite', sql);
-    if (dialect === 'postgresql') assert.ok(sql.includes('union all'), 'PostgreSQL seeks each branch on its own');
+    // MariaDB sorts NULLs first in ascending order by itself: the non-NULL branch is ordered by the plain key.
+    if (dialect === 'mariadb')
+      assert.ok(sql.includes(q(dialect, 'order by "e"."score_value" asc, "e"."entry_id" desc')), sql);
+    else assert.ok(sql.includes(q(dialect, '"e"."score_value" asc nulls first')) || dialect === 'sqlite', sql);
+    if (dialect !== 'sqlite')
+      assert.ok(sql.includes('union all'), 'PostgreSQL and MariaDB seek each branch on their own');
   });
 
   test("MikroORM's findByCursor is never used", async ({ em }) => {

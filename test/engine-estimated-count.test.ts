@@ -1,7 +1,7 @@
 /**
  * count=estimated: opt-in per endpoint (allowEstimatedCount); on PostgreSQL the planner's row estimate of base scope
  * + root filters + filter, in page.estimatedCount (page.count stays exact-only), from one bound, guarded
- * `explain (format json)` that reads no rows; on SQLite a clear invalid_parameter before any query. describe() and
+ * `explain (format json)` that reads no rows; on SQLite, MySQL and MariaDB a clear invalid_parameter before any query. describe() and
  * toOpenAPI advertise it only where it works.
  */
 import { type EntityManager, EntitySchema } from '@mikro-orm/core';
@@ -35,15 +35,19 @@ const ROWS = 20_000;
 
 async function seed(em: EntityManager): Promise<void> {
   const conn = em.getConnection();
-  const sqlite = conn.getPlatform().constructor.name.toLowerCase().includes('sqlite');
+  const platform = conn.getPlatform().constructor.name.toLowerCase();
+  const sqlite = platform.includes('sqlite');
+  const mariadb = platform.includes('mariadb');
   const series = sqlite
     ? `with recursive g(i) as (select 1 union all select i + 1 from g where i < ${ROWS}) select i from g`
-    : `select i from generate_series(1, ${ROWS}) as g(i)`;
+    : mariadb
+      ? `select seq as i from seq_1_to_${ROWS}`
+      : `select i from generate_series(1, ${ROWS}) as g(i)`;
   const deleted = sqlite ? `case when i % 10 = 0 then 1700000000000 end` : `case when i % 10 = 0 then now() end`;
   await conn.execute(
     `insert into est_reading (id, n, kind, deleted_at) select i, i % 10000, case when i % 4 = 0 then 'a' else 'b' end, ${deleted} from (${series}) as s`,
   );
-  if (!sqlite) await conn.execute('analyze est_reading');
+  if (!sqlite) await conn.execute(mariadb ? 'analyze table est_reading' : 'analyze est_reading');
 }
 
 const policy = schema(Reading)
@@ -87,8 +91,8 @@ eachDialect('engine estimated count', { entities: [ReadingSchema], seed }, (test
     assert.equal(err.position, { offset: 5, line: 1, column: 6 });
   });
 
-  if (dialect === 'sqlite') {
-    test('SQLite: a clear invalid_parameter, no query, and describe() says it is unavailable', async ({ em }) => {
+  if (dialect !== 'postgresql') {
+    test(`${dialect}: a clear invalid_parameter, no query, and describe() says it is unavailable`, async ({ em }) => {
       const e = engine(em);
       const { result, calls } = await captureDriver(() =>
         e
@@ -98,7 +102,10 @@ eachDialect('engine estimated count', { entities: [ReadingSchema], seed }, (test
       );
       assert.ok(isListError(result));
       assert.is(result.code, 'invalid_parameter');
-      assert.match(result.message, /not available on SQLite/);
+      assert.match(
+        result.message,
+        dialect === 'sqlite' ? /not available on SQLite/ : /not available on MySQL or MariaDB/,
+      );
       assert.is(calls.length, 0);
       assert.is(e.describe().capabilities.estimatedCount, false);
       const doc = toOpenAPI(e.describe(), { path: '/r', title: 'R', version: '1' }) as any;

@@ -3,6 +3,7 @@
  * hand through the driver, the explained statements give exactly list()'s rows and count.
  */
 import type { EntityManager } from '@mikro-orm/core';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import * as assert from 'uvu/assert';
 import { createEngine } from '../src/engine/index.ts';
@@ -10,6 +11,7 @@ import { isListError } from '../src/errors.ts';
 import { Entry, entryPolicy, seedWalk, walkEntities } from './fixtures/walk.ts';
 import { captureDriver } from './helpers/capture.ts';
 import { type DialectContext, eachDialect } from './helpers/db.ts';
+import { explainPlan } from './helpers/explain.ts';
 
 function scoped(em: EntityManager) {
   return createEngine(em, { policy: entryPolicy, allowCount: true, maxLimit: 50 }).from(
@@ -17,8 +19,20 @@ function scoped(em: EntityManager) {
   );
 }
 
-/** Run an explained statement straight through the driver, as the database would receive it. */
+/**
+ * Run an explained statement straight through the driver, as the database would receive it: its text and its
+ * values as bound parameters (on MariaDB, a server-side prepared statement, as the engine sends it).
+ */
 async function run(ctx: DialectContext, sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]> {
+  if (ctx.db.dialect === 'mariadb') {
+    const connection = await mysql.createConnection({ uri: ctx.db.url!, supportBigNumbers: true, dateStrings: true });
+    try {
+      const [rows] = await connection.execute(sql, [...params] as never);
+      return rows as Record<string, unknown>[];
+    } finally {
+      await connection.end();
+    }
+  }
   if (ctx.db.dialect === 'postgresql') {
     const client = new pg.Client({ connectionString: ctx.db.url });
     await client.connect();
@@ -70,6 +84,43 @@ eachDialect('engine explain()', { entities: walkEntities, seed: seedWalk }, (tes
       rows.slice(0, 4).map((r) => Number(r.entry_id)),
       second.items.map((i) => i.id),
     );
+  });
+
+  test('the database plans the explained statements as they are: its own EXPLAIN runs on them', async (ctx) => {
+    for (const query of QUERIES) {
+      const explained = await scoped(ctx.em).explain(query);
+      for (const statement of [explained.data!, explained.count].filter((s) => s !== undefined)) {
+        const plan = await explainPlan(ctx.db, statement.sql, statement.params);
+        // A plan names the table it reads: walk_entry, or its alias `e` (MariaDB names the alias).
+        assert.match(
+          plan,
+          dialect === 'mariadb' ? /(^|\s)e (ALL|range|ref|eq_ref|index|const) /m : /walk_entry|\be\b/,
+          `${statement.sql}: ${plan}`,
+        );
+      }
+    }
+  });
+
+  test('count=estimated: the EXPLAIN that estimates on PostgreSQL; a ListError elsewhere, before any query', async (ctx) => {
+    const engine = createEngine(ctx.em, { policy: entryPolicy, allowEstimatedCount: true }).from(
+      (ctx.em as any).createQueryBuilder(Entry, 'e'),
+    );
+    const { result, calls } = await captureDriver(async () => {
+      try {
+        return await engine.explain({ count: 'estimated', limit: '2' });
+      } catch (err) {
+        return err;
+      }
+    });
+    assert.is(calls.length, 0);
+    if (dialect === 'postgresql') {
+      assert.not.ok(isListError(result));
+      assert.match((result as { count: { sql: string } }).count.sql, /^explain \(format json\) select/);
+      return;
+    }
+    assert.ok(isListError(result), String(result));
+    assert.is(result.code, 'invalid_parameter');
+    assert.is(result.parameter, 'count');
   });
 
   test('limit=0 explains only the count; bad input is the same ListError as list(), and runs nothing', async (ctx) => {

@@ -1,12 +1,14 @@
 /**
- * The keyset predicate of DESIGN §5.7: its SQL for each shape of effective sort, and, on both databases, proof that
- * the index-friendly row-value form and the plain expansion select exactly the rows after the cursor row, for every
- * row of the fixture taken as the cursor.
+ * The keyset predicate of DESIGN §5.7: its SQL for each shape of effective sort, and, on every database, proof that
+ * the row-value form, the plain expansion and the split branches (PostgreSQL's, and MySQL's: always split, no row
+ * values) select exactly the rows after the cursor row, for every row of the fixture taken as the cursor.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execute } from '../src/engine/execute.ts';
+import { branchOrder } from '../src/engine/seek.ts';
 import { type KeysetColumn, keysetBranches, keysetPredicate } from '../src/plan/keyset.ts';
+import type { SortKey } from '../src/plan/order.ts';
 import { Entry, seedWalk, walkEntities } from './fixtures/walk.ts';
 import { eachDialect } from './helpers/db.ts';
 import { type Comparable, orderBy } from './helpers/walk.ts';
@@ -95,13 +97,60 @@ for (const row of SHAPES) {
 
 test('keyset branches: a nullable key with a value splits into range and IS NULL branches', () => {
   const out = keysetBranches([col('score', 'desc', true), col('id', 'asc')], [5, 9]);
+  // Each branch says which keys it holds constant (settled) and which it compares (nonNull): see branchOrder.
   assert.equal(out, [
-    { sql: '("score" < ?)', params: [5] },
-    { sql: '("score" is null)', params: [] },
-    { sql: '("score" = ? and "id" > ?)', params: [5, 9] },
+    { sql: '("score" < ?)', params: [5], settled: 0, nonNull: 1 },
+    { sql: '("score" is null)', params: [], settled: 1, nonNull: 0 },
+    { sql: '("score" = ? and "id" > ?)', params: [5, 9], settled: 1, nonNull: 1 },
   ]);
   assert.is(keysetBranches([col('score', 'desc', true), col('id', 'asc')], [null, 9]), undefined);
   assert.is(keysetBranches([col('created', 'desc'), col('id', 'asc')], ['x', 9]), undefined);
+});
+
+test('keyset branches, always (MySQL): a single branch too, and no row values when asked', () => {
+  const always = { always: true, rowValues: false } as const;
+  assert.equal(keysetBranches([col('score', 'desc', true), col('id', 'asc')], [null, 9], always), [
+    { sql: '("score" is null and "id" > ?)', params: [9], settled: 1, nonNull: 1 },
+  ]);
+  assert.equal(
+    keysetBranches([col('a', 'asc'), col('b', 'asc'), col('n', 'asc', true), col('id', 'asc')], [1, 2, 3, 4], always),
+    [
+      { sql: '("a" > ?)', params: [1], settled: 0, nonNull: 1 },
+      { sql: '("a" = ? and "b" > ?)', params: [1, 2], settled: 1, nonNull: 1 },
+      { sql: '("a" = ? and "b" = ? and "n" > ?)', params: [1, 2, 3], settled: 2, nonNull: 1 },
+      { sql: '("a" = ? and "b" = ? and "n" is null)', params: [1, 2], settled: 3, nonNull: 0 },
+      { sql: '("a" = ? and "b" = ? and "n" = ? and "id" > ?)', params: [1, 2, 3, 4], settled: 3, nonNull: 1 },
+    ],
+  );
+  // With row values, a NOT NULL run is one unit: the branch compares both of its keys.
+  assert.equal(
+    keysetBranches([col('a', 'asc'), col('b', 'asc'), col('n', 'asc', true)], [1, 2, 3], { always: true })?.[0],
+    {
+      sql: '(("a", "b") > (?, ?))',
+      params: [1, 2],
+      settled: 0,
+      nonNull: 2,
+    },
+  );
+  assert.is(keysetBranches([col('n', 'asc', true)], [null], always), undefined, 'nothing after the last NULL');
+});
+
+test('branchOrder: constant keys left out, compared keys without NULL placement, the rest as they are', () => {
+  const keys: SortKey[] = [
+    { column: 'n', direction: 'asc', nullable: true },
+    { column: 'm', direction: 'desc', nullable: true, nullsFirst: true },
+    { column: 'id', direction: 'asc', nullable: false },
+  ];
+  assert.equal(branchOrder(keys, { sql: '', params: [], settled: 0, nonNull: 1 }), [
+    { column: 'n', direction: 'asc', nullable: false },
+    keys[1],
+    keys[2],
+  ]);
+  assert.equal(branchOrder(keys, { sql: '', params: [], settled: 1, nonNull: 1 }), [
+    { column: 'm', direction: 'desc', nullable: false },
+    keys[2],
+  ]);
+  assert.equal(branchOrder(keys, { sql: '', params: [], settled: 2, nonNull: 1 }), [keys[2]]);
 });
 
 /** A column of a backward page's mirrored order: the other direction, NULLs first. */
@@ -146,8 +195,8 @@ for (const row of MIRRORED) {
 test('keyset branches, mirrored: a NULL cursor value splits into IS NOT NULL and the NULLs before it', () => {
   const columns = [mirror(col('score', 'desc', true)), mirror(col('id', 'asc'))];
   assert.equal(keysetBranches(columns, [null, 9]), [
-    { sql: '("score" is not null)', params: [] },
-    { sql: '("score" is null and "id" < ?)', params: [9] },
+    { sql: '("score" is not null)', params: [], settled: 0, nonNull: 1 },
+    { sql: '("score" is null and "id" < ?)', params: [9], settled: 1, nonNull: 1 },
   ]);
   assert.is(keysetBranches(columns, [5, 9]), undefined, 'before a value: one comparison per key, nothing to split');
 });
@@ -184,6 +233,9 @@ const EQUIVALENCE: readonly EquivalenceRow[] = [
 
 type Raw = Record<string, unknown>;
 
+/** The branches MySQL and MariaDB pages use: always split, no row values. */
+const MYSQL_BRANCHES = { always: true, rowValues: false } as const;
+
 eachDialect('keyset forms select the same rows', { entities: walkEntities, seed: seedWalk }, (dialectTest) => {
   for (const row of EQUIVALENCE) {
     dialectTest(
@@ -210,7 +262,8 @@ eachDialect('keyset forms select the same rows', { entities: walkEntities, seed:
           // Mirrored (a backward page): exactly the rows before the cursor, in both forms and as branches.
           const before = ordered.slice(0, ordered.indexOf(cursor.id as number)).sort((a, b) => a - b);
           const mirroredForms = [true, false].map((rowValues) => keysetPredicate(mirrored, values, { rowValues }));
-          for (const [i, fragments] of [...mirroredForms.map((f) => [f]), keysetBranches(mirrored, values)].entries()) {
+          const mirroredBranches = [{}, MYSQL_BRANCHES].map((options) => keysetBranches(mirrored, values, options));
+          for (const [i, fragments] of [...mirroredForms.map((f) => [f]), ...mirroredBranches].entries()) {
             if (!fragments) continue;
             const got: number[] = [];
             for (const f of fragments) {
@@ -238,23 +291,25 @@ eachDialect('keyset forms select the same rows', { entities: walkEntities, seed:
             assert.equal(ids, expected, `cursor at id ${String(cursor.id)}, rowValues ${rowValues}`);
           }
           // The seekable branches of a UNION ALL page: disjoint (no id twice), together exactly the rows after.
-          const branches = keysetBranches(columns, values);
-          if (row.keys.some((k) => k.nullable) && cursor[row.keys.find((k) => k.nullable)!.name] !== null)
-            assert.ok(branches, `cursor at id ${String(cursor.id)}: a nullable key with a value splits`);
-          if (!branches) continue;
-          const union: number[] = [];
-          for (const branch of branches) {
-            const qb = (em as any)
-              .createQueryBuilder(Entry, 'e')
-              .select(['id'])
-              .where(branch.sql, [...branch.params]);
-            union.push(...(await execute<{ id: number }>(qb)).map((r) => r.id));
+          for (const options of [{}, MYSQL_BRANCHES]) {
+            const branches = keysetBranches(columns, values, options);
+            if (row.keys.some((k) => k.nullable) && cursor[row.keys.find((k) => k.nullable)!.name] !== null)
+              assert.ok(branches, `cursor at id ${String(cursor.id)}: a nullable key with a value splits`);
+            if (!branches) continue;
+            const union: number[] = [];
+            for (const branch of branches) {
+              const qb = (em as any)
+                .createQueryBuilder(Entry, 'e')
+                .select(['id'])
+                .where(branch.sql, [...branch.params]);
+              union.push(...(await execute<{ id: number }>(qb)).map((r) => r.id));
+            }
+            assert.equal(
+              union.sort((a, b) => a - b),
+              expected,
+              `branches ${JSON.stringify(options)}, cursor at id ${String(cursor.id)}`,
+            );
           }
-          assert.equal(
-            union.sort((a, b) => a - b),
-            expected,
-            `branches, cursor at id ${String(cursor.id)}`,
-          );
         }
       },
     );

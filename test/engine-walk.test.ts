@@ -1,7 +1,7 @@
 /**
  * Full cursor walks through list(): every page size from 1 to 7, over duplicate and NULL sort values in every
  * field kind, descending keys, bigints around 2^53, decimals written two ways, timestamps that differ only in
- * microseconds (PostgreSQL) and a composite primary key. The concatenated pages must equal the whole result in the
+ * microseconds (PostgreSQL, MariaDB) and a composite primary key. The concatenated pages must equal the whole result in the
  * order the tests compute on their own from the seed rows: no gap, no duplicate. Also: a limit that changes between
  * pages, the cursor of an offset page, and a cursor carried from one tenant's scope to another's.
  */
@@ -232,7 +232,7 @@ eachDialect(
         .where({ 't.name': { $in: ['red', 'blue'] } });
       const scoped = createEngine(db.orm, { policy: entryPolicy }).from(tagged);
       const ids = new Set(TAGS.filter((t) => t.name === 'red' || t.name === 'blue').map((t) => t.entry));
-      for (const sort of ['-score', 'title,-at', 'group/name']) {
+      for (const sort of ['-score', 'score', 'title,-at', 'group/name']) {
         const expected = orderBy(
           live.filter((e) => ids.has(e.id)),
           sort,

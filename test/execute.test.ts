@@ -1,11 +1,17 @@
 /**
  * execute()/executeCount() send values as real bound parameters. Proof is taken at the drivers themselves
- * (pg Client#query, better-sqlite3 Statement#all/get/run/iterate): injection payloads never reach the SQL text,
- * they arrive among the bound values, and the rows are right. Also: flattening of MikroORM's nested raw
- * fragments, row mapping identical to qb.execute('all'), counting each root row once, transactions, failures.
+ * (pg Client#query, better-sqlite3 Statement#all/get/run/iterate, mysql2 Connection#execute/query): injection
+ * payloads never reach the SQL text, they arrive among the bound values, and the rows are right. On MariaDB the
+ * server's own general log shows it too: the statement is prepared with `?` and no value is in any query text.
+ * Also: flattening of MikroORM's nested raw fragments, row mapping identical to qb.execute('all'), counting each
+ * root row once, transactions, failures.
  */
+import { randomBytes } from 'node:crypto';
 import { type Collection, type EntityManager, EntitySchema } from '@mikro-orm/core';
 import { type QueryBuilder, raw } from '@mikro-orm/sql';
+import { CompiledQuery } from 'kysely';
+import mysql from 'mysql2/promise';
+import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bindStatement } from '../src/engine/bound-sql.ts';
 import { execute, executeCount } from '../src/engine/execute.ts';
@@ -13,7 +19,7 @@ import { isListError } from '../src/errors.ts';
 import { applyResolved } from '../src/plan/index.ts';
 import { catalogEntities, Product, Stock, seedCatalog } from './fixtures/catalog.ts';
 import { captureDriver, type DriverCall } from './helpers/capture.ts';
-import { type Dialect, eachDialect } from './helpers/db.ts';
+import { DIALECTS, type Dialect, eachDialect, mysqlAdminUrl, openDatabase, type TestDatabase } from './helpers/db.ts';
 import { boundFor, query, resolver } from './helpers/resolved.ts';
 
 type R = ReturnType<typeof resolver>;
@@ -32,6 +38,8 @@ interface InjectionRow {
   readonly payload: string;
   readonly filter: (r: R, payload: string) => ReturnType<R['eq']>;
   readonly ids: readonly number[];
+  /** Where MariaDB differs: `eq` and `in` follow the column's collation, which ignores case ('alpha' = 'Alpha'). */
+  readonly mariadb?: readonly number[];
 }
 
 const INJECTIONS: readonly InjectionRow[] = [
@@ -51,6 +59,7 @@ const INJECTIONS: readonly InjectionRow[] = [
     payload: "x') or ('1'='1",
     filter: (r, p) => r.in('name', ['Alpha', p]),
     ids: [1],
+    mariadb: [1, 2],
   },
   {
     name: 'a payload under not',
@@ -63,7 +72,7 @@ const INJECTIONS: readonly InjectionRow[] = [
 eachDialect(
   'execute: values reach the server as bound parameters',
   { entities: catalogEntities, seed: seedCatalog },
-  (test) => {
+  (test, dialect) => {
     for (const row of INJECTIONS) {
       test(row.name, async ({ db, em }) => {
         const bound = boundFor(db.orm, Product);
@@ -79,7 +88,7 @@ eachDialect(
         );
         assert.equal(
           result.map((p) => p.id),
-          row.ids,
+          dialect === 'mariadb' ? (row.mariadb ?? row.ids) : row.ids,
         );
       });
     }
@@ -103,19 +112,86 @@ eachDialect(
       const qb = applyResolved(products(em), bound, query({ filter: resolver(bound).eq('name', payload) }));
       const { calls } = await captureDriver(() => qb.clone().execute('all'));
       const call = productCalls(calls)[0]!;
-      assert.ok(call.sql.includes("'x'' OR 1=1 --'"), call.sql);
+      // MySQL and MariaDB escape the quote with a backslash, the others by doubling it.
+      assert.ok(call.sql.includes(dialect === 'mariadb' ? "'x\\' OR 1=1 --'" : "'x'' OR 1=1 --'"), call.sql);
       assert.equal(call.values, []);
     });
+    if (dialect === 'mariadb')
+      test("the server's general log: prepared with ?, the value in no query text", async ({ db, em }) => {
+        const token = `lq-wire-${randomBytes(6).toString('hex')}`;
+        const bound = boundFor(db.orm, Product);
+        const r = resolver(bound);
+        const qb = applyResolved(products(em), bound, query({ filter: r.or(r.eq('name', token), r.eq('id', 2)) }));
+        const entries = await generalLog(db.orm, async () => {
+          assert.equal(
+            (await execute<Product>(qb)).map((p) => p.id),
+            [2],
+          );
+          assert.is(await executeCount(qb), 1);
+        });
+        // Both statements went to the server as prepared statements (COM_STMT_PREPARE, COM_STMT_EXECUTE): the data
+        // query was prepared here with `?` (the count statement may already be prepared on this connection).
+        assert.ok(
+          entries.some((e) => e.command === 'Prepare' && /`name` = \? or `p`\.`id` = \?/.test(e.argument)),
+          JSON.stringify(entries),
+        );
+        assert.ok(entries.some((e) => e.command === 'Execute' && e.argument.startsWith('select `p`.*')));
+        assert.ok(entries.some((e) => e.command === 'Execute' && e.argument.startsWith('select count(')));
+        // The log writes an execution with its values filled in; no statement text the server received holds it.
+        const mine = entries.filter((e) => e.argument.includes(token));
+        assert.ok(mine.length > 0, 'the value never reached the server');
+        for (const e of mine) assert.is(e.command, 'Execute', `${e.command}: ${e.argument}`);
+      });
   },
 );
+
+interface LogEntry {
+  readonly thread: number;
+  readonly command: string;
+  readonly argument: string;
+}
+
+/**
+ * Run `fn` with MariaDB's general log written to its table, and return what the server logged for this ORM's
+ * connections meanwhile. The server's log settings are put back after, and the rows this run added are removed
+ * when the log was off before (then nothing else relied on the table).
+ */
+async function generalLog(orm: { em: EntityManager }, fn: () => Promise<void>): Promise<LogEntry[]> {
+  const admin = await mysql.createConnection({ uri: await mysqlAdminUrl(), dateStrings: true });
+  try {
+    const [[before]] = (await admin.query('select @@global.general_log as log, @@global.log_output as output')) as any;
+    const [[{ started }]] = (await admin.query('select now(6) as started')) as any;
+    await admin.query("set global log_output = 'TABLE', general_log = 1");
+    try {
+      await fn();
+    } finally {
+      await admin.query('set global general_log = ?, log_output = ?', [before.log, before.output]);
+    }
+    const pool = (await (orm.em.getConnection() as any).getNativeClient()) as {
+      _allConnections: { toArray(): { threadId: number }[] };
+    };
+    const threads = pool._allConnections.toArray().map((c) => c.threadId);
+    const [rows] = (await admin.query(
+      'select thread_id as thread, command_type as command, convert(argument using utf8mb4) as argument ' +
+        'from mysql.general_log where event_time >= ? and thread_id in (?) order by event_time',
+      [started, threads],
+    )) as any;
+    if (Number(before.log) === 0) await admin.query('truncate table mysql.general_log');
+    return (rows as LogEntry[]).map((e) => ({ ...e, thread: Number(e.thread) }));
+  } finally {
+    await admin.end();
+  }
+}
 
 interface BindRow {
   readonly name: string;
   readonly sql: string;
   readonly params: readonly unknown[];
-  /** Expected text with `$n` placeholders; SQLite expects `?` for each. */
+  /** Expected text with `$n` placeholders; SQLite, MySQL and MariaDB expect `?` for each. */
   readonly out: string;
   readonly values: readonly unknown[];
+  /** Only on these dialects (string syntax differs: MySQL strings escape with a backslash). */
+  readonly only?: readonly Dialect[];
 }
 
 const BINDS: readonly BindRow[] = [
@@ -169,6 +245,23 @@ const BINDS: readonly BindRow[] = [
     params: ['%x%', 1],
     out: "a like $1 escape '\\' and b = $2",
     values: ['%x%', 1],
+    only: ['sqlite', 'postgresql'],
+  },
+  {
+    name: 'a backslash escapes the quote in a MySQL string',
+    sql: 'a = \'x\\\' ?\' and b = ? and c = "y\\" ?"',
+    params: [1],
+    out: 'a = \'x\\\' ?\' and b = $1 and c = "y\\" ?"',
+    values: [1],
+    only: ['mariadb'],
+  },
+  {
+    name: 'a MySQL # comment is skipped',
+    sql: 'select ? # ?\n, ?',
+    params: [1, 2],
+    out: 'select $1 # ?\n, $2',
+    values: [1, 2],
+    only: ['mariadb'],
   },
   {
     name: 'an escaped quote in an E string',
@@ -201,8 +294,9 @@ function placeholders(text: string, dialect: Dialect): string {
 
 eachDialect('execute: flattening compiled SQL', { entities: catalogEntities }, (test, dialect) => {
   const quote = (s: string) =>
-    dialect === 'sqlite' ? s.replaceAll('"p"."name"', '`p`.`name`').replaceAll('"q"."id"', '`q`.`id`') : s;
+    dialect === 'postgresql' ? s : s.replaceAll('"p"."name"', '`p`.`name`').replaceAll('"q"."id"', '`q`.`id`');
   for (const row of BINDS) {
+    if (row.only && !row.only.includes(dialect)) continue;
     test(row.name, ({ db }) => {
       const out = bindStatement(db.orm.em.getPlatform(), row.sql, row.params);
       assert.is(out.sql, quote(placeholders(row.out, dialect)));
@@ -213,8 +307,10 @@ eachDialect('execute: flattening compiled SQL', { entities: catalogEntities }, (
     const out = bindStatement(db.orm.em.getPlatform(), 'a = ? and b = ? and c = ?', [new Date(0), true, 5n]);
     if (dialect === 'sqlite') assert.equal(out.parameters, [0, 1, 5n]);
     else {
-      assert.ok(String(out.parameters[0]).startsWith('1970-01-01'), String(out.parameters[0]));
-      assert.equal(out.parameters.slice(1), [true, '5']);
+      // The text MikroORM would inline: its time zone (UTC here), milliseconds.
+      assert.is(out.parameters[0], dialect === 'mariadb' ? '1970-01-01 00:00:00.000' : '1970-01-01T00:00:00.000Z');
+      // MySQL and MariaDB have no boolean type: TINYINT(1) holds 1 and 0.
+      assert.equal(out.parameters.slice(1), [dialect === 'mariadb' ? 1 : true, '5']);
     }
   });
   for (const [name, sql, params] of [
@@ -399,3 +495,93 @@ eachDialect(
     });
   },
 );
+
+// Column types whose values the binary (prepared) protocol of MySQL and MariaDB returns differently from the text
+// protocol MikroORM's own execute() uses: single-precision floats, fractional seconds that end in zeros.
+class Reading {
+  id!: number;
+  level!: number;
+  clock!: string;
+  at!: Date;
+  big!: string;
+  amount!: string;
+  data!: unknown;
+}
+const ReadingSchema = new EntitySchema<Reading>({
+  class: Reading,
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: false },
+    level: { type: 'float' },
+    clock: { type: 'time', length: 3 },
+    at: { type: 'datetime', length: 3 },
+    big: { type: 'bigint' },
+    amount: { type: 'decimal', precision: 20, scale: 6 },
+    data: { type: 'json', nullable: true },
+  },
+});
+const READINGS = [
+  [1, 0.1, '12:34:56.500', '2024-01-15T10:00:00.000Z', '9007199254740993', '1234567.123456', { a: [1, 'x'] }],
+  [2, 16777217, '00:00:00.000', '2024-01-15T10:00:00.120Z', '-5', '-0.000001', null],
+  [3, 1.23456789, '23:59:59.999', '1999-12-31T23:59:59.999Z', '0', '0.000000', [1, 2]],
+  [4, 1.5e-40, '08:00:00.010', '2024-06-01T00:00:00.000Z', '42', '99999999999999.999999', 'text'],
+  [5, 0.3333333333, '10:00:00.000', '2024-06-01T00:00:00.001Z', '-9223372036854775808', '1.000000', {}],
+] as const;
+
+eachDialect(
+  'execute: rows of every column type map as qb.execute() maps them',
+  {
+    entities: [ReadingSchema],
+    seed: async (em) => {
+      for (const [id, level, clock, at, big, amount, data] of READINGS)
+        em.create(Reading, { id, level, clock, at: new Date(at), big, amount, data });
+      await em.flush();
+    },
+  },
+  (test, dialect) => {
+    test('floats, times, fractional seconds, bigints, decimals, JSON', async ({ em }) => {
+      const qb = (em as any).createQueryBuilder(Reading, 'r').orderBy({ id: 'asc' }) as QueryBuilder<Reading>;
+      const rows = await execute<Reading>(qb);
+      assert.equal(rows, await qb.clone().execute('all'));
+      assert.is(rows.length, READINGS.length);
+      // Raw rows, before any entity mapping: MariaDB's and PostgreSQL's drivers give BIGINTs exactly (numbers when
+      // safe, else strings); better-sqlite3 reads every integer as a JavaScript number, so SQLite rounds large ones.
+      if (dialect !== 'sqlite')
+        assert.equal(
+          rows.map((r) => String(r.big)),
+          READINGS.map((r) => r[4]),
+        );
+    });
+  },
+);
+
+// MikroORM's onReserveConnection hook (session settings such as row-level security variables) runs for listql's
+// statements too: on MySQL and MariaDB they run on a connection acquired the way MikroORM acquires its own.
+for (const dialect of DIALECTS.filter((d) => d !== 'sqlite')) {
+  const s = suite<{ db: TestDatabase }>(`execute: onReserveConnection holds [${dialect}]`, {} as { db: TestDatabase });
+  const setting =
+    dialect === 'postgresql'
+      ? { set: "set listql.shelf = '2'", read: "cast(current_setting('listql.shelf') as integer)" }
+      : { set: 'set @listql_shelf = 2', read: '@listql_shelf' };
+  s.before(async (ctx) => {
+    ctx.db = await openDatabase(dialect, [ShelfSchema, ItemSchema], {
+      onReserveConnection: async (connection: { executeQuery(q: unknown): Promise<unknown> }) => {
+        await connection.executeQuery(CompiledQuery.raw(setting.set));
+      },
+    });
+    await seedShelves(ctx.db.orm.em.fork());
+  });
+  s.after(async (ctx) => {
+    await ctx.db?.dispose();
+  });
+  s('the session setting the hook made filters the rows, with and without a statement guard', async ({ db }) => {
+    for (let i = 0; i < 3; i++) {
+      const qb = (db.orm.em.fork() as any).createQueryBuilder(Shelf, 's').where(raw(`s.id = ${setting.read}`));
+      assert.equal(
+        (await execute<Shelf>(qb)).map((x) => x.id),
+        [2],
+      );
+      assert.is(await executeCount(qb, { statementTimeout: 5000 }), 1);
+    }
+  });
+  s.run();
+}

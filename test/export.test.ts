@@ -1,6 +1,7 @@
 /**
  * The export script as a user runs it: a child process over a fresh bookstore database (a temporary SQLite file, and
- * a fresh PostgreSQL database through DATABASE_URL), walking cursors with items() and writing NDJSON or CSV. Bad
+ * a fresh PostgreSQL and MariaDB database through DATABASE_URL), walking cursors with items() and writing NDJSON or
+ * CSV, the same bytes on every database. Bad
  * arguments get one line and the usage (exit code 2), never a stack trace.
  */
 import { spawn } from 'node:child_process';
@@ -11,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { csvCell } from '../examples/export/csv.ts';
-import { createPostgresDatabase, DIALECTS, type Dialect } from './helpers/db.ts';
+import { createDatabase, DIALECTS, type Dialect } from './helpers/db.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -78,6 +79,18 @@ const CSV_CELLS: readonly [unknown, string][] = [
   [{ id: 1 }, '"{""id"":1}"'],
 ];
 
+// `--sort -price` for tenant 1, as every database must write it: numbers, nulls and key order alike.
+const TENANT_1_BY_PRICE = `${[
+  '{"id":6,"title":"Beloved","year":1987,"price":16,"author":3,"publisher":2}',
+  '{"id":2,"title":"The Dispossessed","year":1974,"price":15.99,"author":1,"publisher":1}',
+  '{"id":7,"title":"Song of Solomon","year":1977,"price":15,"author":3,"publisher":2}',
+  '{"id":1,"title":"The Left Hand of Darkness","year":1969,"price":14.99,"author":1,"publisher":1}',
+  '{"id":5,"title":"If on a winter\'s night a traveler","year":1979,"price":13,"author":2,"publisher":null}',
+  '{"id":4,"title":"Invisible Cities","year":1972,"price":12.5,"author":2,"publisher":1}',
+  '{"id":8,"title":"Solaris","year":1961,"price":11,"author":4,"publisher":null}',
+  '{"id":3,"title":"A Wizard of Earthsea","year":1968,"price":9.99,"author":1,"publisher":2}',
+].join('\n')}\n`;
+
 const cells = suite('export CSV cells');
 cells('each value is written as its CSV cell', () => {
   for (const [value, cell] of CSV_CELLS) assert.is(csvCell(value), cell, String(value));
@@ -109,6 +122,12 @@ for (const dialect of DIALECTS) {
     // Tenant 1: Solaris 1961, Earthsea 1968, Left Hand 1969; The Cyberiad (1965) is soft-deleted.
     assert.equal(ids(run.stdout), [8, 3, 1]);
     assert.match(run.stderr, /exported 3 rows/);
+  });
+
+  s('a whole tenant, by a decimal key across pages: the same NDJSON bytes on every database', async ({ env }) => {
+    const run = await runExport(env, ['--sort', '-price', '--page-size', '3']);
+    assert.is(run.code, 0, run.stderr);
+    assert.is(run.stdout, TENANT_1_BY_PRICE);
   });
 
   s('writes CSV with a header to a file', async ({ env, dir }) => {
@@ -194,6 +213,6 @@ async function database(
 ): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
   if (dialect === 'sqlite')
     return { env: { BOOKSTORE_SQLITE: join(dir, 'bookstore.sqlite') }, cleanup: async () => {} };
-  const db = await createPostgresDatabase('listql_export');
+  const db = await createDatabase(dialect, 'listql_export');
   return { env: { DATABASE_URL: db.url }, cleanup: db.drop };
 }

@@ -17,11 +17,12 @@ import { parseHTTP } from '../src/syntax/index.ts';
 import { catalogEntities, Product } from './fixtures/catalog.ts';
 import { captureDriver, type DriverCall } from './helpers/capture.ts';
 import { eachDialect } from './helpers/db.ts';
-import { filterArb, spacingArb } from './oracle/arbitraries.ts';
+import { filterArb, shapeFor, spacingArb } from './oracle/arbitraries.ts';
 import { budget, check, SEED } from './oracle/budget.ts';
 import { generateProducts, loadProducts, productPolicy, productSpec } from './oracle/catalog.ts';
 import { type GenFilter, type GenLiteral, printFilter } from './oracle/filter.ts';
 import { cursorArb, forgedCursorArb, limitFilterArb, mutationArb, rawQueryArb, scalarArb } from './oracle/fuzz.ts';
+import { dbModelFor } from './oracle/values.ts';
 
 const ROWS = generateProducts(SEED, 60);
 const REJECTS = budget(400);
@@ -76,7 +77,7 @@ function sqlOf(calls: readonly DriverCall[]): string {
 eachDialect(
   'fuzz through the database',
   { entities: catalogEntities, seed: (em) => loadProducts(em, ROWS) },
-  (test) => {
+  (test, dialect) => {
     test(`${REJECTS} fuzzed requests: rejected ones run zero statements, none fails server-side`, async ({ db }) => {
       const engine = createEngine(db.orm, { policy: productPolicy, allowCount: true });
       await check(requestArb, REJECTS, async (query) => {
@@ -129,7 +130,10 @@ eachDialect(
         .get(Product)
         .props.flatMap((p) => p.fieldNames ?? []);
       const baseline = `${sqlOf((await captureDriver(() => execute(base()))).calls)} ${columns.join(' ')}`;
-      const arb = fc.tuple(filterArb(productSpec, { depth: 3, hops: 0, quantifiers: 0 }), spacingArb);
+      const arb = fc.tuple(
+        filterArb(productSpec, { depth: 3, hops: 0, quantifiers: 0, ...shapeFor(dbModelFor(dialect)) }),
+        spacingArb,
+      );
       await check(arb, LITERALS, async ([filter, spacing]) => {
         const values = { filter: printFilter(filter, spacing), count: 'true' };
         const { calls } = await captureDriver(async () => {

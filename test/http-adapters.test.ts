@@ -1,5 +1,5 @@
 /**
- * Every adapter (Express, Fastify, Koa, Hono) on a real server at 127.0.0.1, over SQLite and PostgreSQL:
+ * Every adapter (Express, Fastify, Koa, Hono) on a real server at 127.0.0.1, over SQLite, PostgreSQL and MariaDB:
  * a page with its cursor followed, client errors as 400 with code and position, and internal failures as a
  * bare 500 `internal_error` that leaks nothing (no SQL, no cause, no stack), while the original reaches the log hook.
  */

@@ -1,11 +1,12 @@
 /**
- * listql/nestjs in a real Nest app on a port at 127.0.0.1, on the Express and the Fastify platform, over SQLite
- * and PostgreSQL: MikroOrmModule.forRoot with its request context, engines from ListqlModule.forFeature, the query
- * from @ListQuery(), the disconnect signal from @ListSignal(), and errors answered by ListErrorFilter.
+ * listql/nestjs in a real Nest app on a port at 127.0.0.1, on the Express and the Fastify platform, over SQLite,
+ * PostgreSQL and MariaDB: MikroOrmModule.forRoot with its request context, engines from ListqlModule.forFeature, the
+ * query from @ListQuery(), the disconnect signal from @ListSignal(), and errors answered by ListErrorFilter.
  *
  * Node strips types and runs no decorator transform, so the app applies Nest's decorators as plain functions.
  */
 import { EntityManager, MikroORM, RequestContext } from '@mikro-orm/core';
+import { MariaDbDriver } from '@mikro-orm/mariadb';
 import { MikroOrmModule, type MikroOrmModuleSyncOptions } from '@mikro-orm/nestjs';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { SqliteDriver } from '@mikro-orm/sqlite';
@@ -20,7 +21,7 @@ import { InjectEngine, ListQuery, ListqlModule, ListRoute, ListSignal } from '..
 import { filterable, schema, sortable } from '../src/policy/index.ts';
 import type { QueryValues } from '../src/syntax/index.ts';
 import { Author, Book, libraryEntities, seedLibrary } from './fixtures/library.ts';
-import { createPostgresDatabase, DIALECTS, type Dialect } from './helpers/db.ts';
+import { createDatabase, DIALECTS, type Dialect } from './helpers/db.ts';
 
 type Platform = 'express' | 'fastify';
 const PLATFORMS: readonly Platform[] = ['express', 'fastify'];
@@ -103,7 +104,9 @@ function appModule(dialect: Dialect, clientUrl: string | undefined, state: State
 
   class AppModule {}
   const database =
-    dialect === 'sqlite' ? { driver: SqliteDriver, dbName: ':memory:' } : { driver: PostgreSqlDriver, clientUrl };
+    dialect === 'sqlite'
+      ? { driver: SqliteDriver, dbName: ':memory:' }
+      : { driver: dialect === 'postgresql' ? PostgreSqlDriver : MariaDbDriver, clientUrl };
   const options = { ...database, entities: [...libraryEntities], debug: false } as MikroOrmModuleSyncOptions;
   Module({
     imports: [MikroOrmModule.forRoot(options), BooksModule],
@@ -112,10 +115,14 @@ function appModule(dialect: Dialect, clientUrl: string | undefined, state: State
 }
 
 async function startApp(platform: Platform, dialect: Dialect, state: State): Promise<RunningApp> {
-  const pg = dialect === 'postgresql' ? await createPostgresDatabase('listql_nest') : undefined;
+  const server = dialect === 'sqlite' ? undefined : await createDatabase(dialect, 'listql_nest');
   try {
     const adapter = platform === 'express' ? new ExpressAdapter() : new FastifyAdapter();
-    const app = await NestFactory.create(appModule(dialect, pg?.url, state), adapter, { logger: false });
+    // abortOnError: false, or Nest exits the process on a start-up error and the cause is lost.
+    const app = await NestFactory.create(appModule(dialect, server?.url, state), adapter, {
+      logger: false,
+      abortOnError: false,
+    });
     const orm = app.get(MikroORM);
     await orm.schema.create();
     await seedLibrary(orm.em.fork());
@@ -128,11 +135,11 @@ async function startApp(platform: Platform, dialect: Dialect, state: State): Pro
         // As the other adapter tests do: keep-alive sockets of the test's fetch calls must not hold the close.
         app.getHttpServer().closeAllConnections();
         await app.close();
-        await pg?.drop();
+        await server?.drop();
       },
     };
   } catch (err) {
-    await pg?.drop();
+    await server?.drop();
     throw err;
   }
 }

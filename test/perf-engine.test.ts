@@ -44,7 +44,7 @@ function manySorts(): string[] {
   return out;
 }
 
-eachDialect('engine fast paths', { entities: walkEntities, seed: seedWalk }, (test) => {
+eachDialect('engine fast paths', { entities: walkEntities, seed: seedWalk }, (test, dialect) => {
   test('list() writes items straight from rows: no fork, no hydration (after one checked page)', async ({ em }) => {
     const forks = countForks(em);
     const engine = createEngine(em, { policy: entryPolicy, maxLimit: 10 }).from(base(em));
@@ -60,7 +60,9 @@ eachDialect('engine fast paths', { entities: walkEntities, seed: seedWalk }, (te
     let searches = 0;
     const search: SearchCallback = (_ctx, qb, term) => {
       searches++;
-      return qb.andWhere(`${qb.alias}.label_text like ? escape '\\'`, [`%${escapeLike(term)}%`]);
+      // MariaDB's LIKE follows the column's (case-insensitive) collation: compare the bytes there.
+      const column = dialect === 'mariadb' ? `binary ${qb.alias}.label_text` : `${qb.alias}.label_text`;
+      return qb.andWhere(`${column} like ? escape '!'`, [`%${escapeLike(term, '!')}%`]);
     };
     const engine = createEngine(em, { policy: entryPolicy, maxLimit: 10, search });
     const { result, calls } = await captureDriver(async () => {

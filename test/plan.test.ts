@@ -12,20 +12,33 @@ import { isListError } from '../src/errors.ts';
 import { type ApplyOptions, applyResolved } from '../src/plan/index.ts';
 import { catalogEntities, Product, Stock, seedCatalog } from './fixtures/catalog.ts';
 import { type Dialect, eachDialect } from './helpers/db.ts';
+import { explainPlan } from './helpers/explain.ts';
 import { boundFor, query, resolver, spanAt } from './helpers/resolved.ts';
 
 type R = ReturnType<typeof resolver>;
 type PerDialect<T> = T | Readonly<Record<Dialect, T>>;
 
 function pick<T>(value: PerDialect<T>, dialect: Dialect): T {
-  return typeof value === 'object' && value !== null && 'sqlite' in value && 'postgresql' in value
+  return typeof value === 'object' && value !== null && 'sqlite' in value && 'postgresql' in value && 'mariadb' in value
     ? (value as Record<Dialect, T>)[dialect]
     : (value as T);
 }
 
-/** Expected SQL is written with PostgreSQL quotes; SQLite's MikroORM platform quotes with backticks. */
+/**
+ * Expected ORDER BY is written with `nulls last`. MariaDB has no such clause and sorts NULL lowest: `desc nulls
+ * last` is its plain `desc`, and `asc nulls last` becomes `<column> is null, <column> asc`.
+ */
+function nullsLast(sql: string, dialect: Dialect): string {
+  if (dialect !== 'mariadb') return sql;
+  return sql
+    .replace(/("[^"]+"\."[^"]+") asc nulls last/g, '$1 is null, $1 asc')
+    .replace(/("[^"]+"\."[^"]+") desc nulls last/g, '$1 desc');
+}
+
+/** Expected SQL is written with PostgreSQL quotes; SQLite's and MariaDB's MikroORM platforms quote with backticks. */
 function quoted(sql: string, dialect: Dialect): string {
-  return dialect === 'sqlite' ? sql.replaceAll('"', '`') : sql;
+  const ordered = nullsLast(sql, dialect);
+  return dialect === 'postgresql' ? ordered : ordered.replaceAll('"', '`');
 }
 
 function products(em: EntityManager, alias = 'p'): QueryBuilder<Product> {
@@ -41,6 +54,11 @@ interface ShapeRow {
 }
 
 const LIKE = { postgresql: `like ? escape '\\'`, sqlite: 'glob ?' } as const;
+
+/** MariaDB's substring test of a column: on the column's bytes (`binary`), so case and accents count. */
+const mariaLike = (column: string) => `(binary ${column} like ? escape '!')`;
+/** MariaDB's startswith: the same test under the collation first, so an index on the column serves a range. */
+const mariaPrefix = (column: string) => `((${column} like ? escape '!' and binary ${column} like ? escape '!'))`;
 
 const SHAPES: readonly ShapeRow[] = [
   { name: 'eq', filter: (r) => r.eq('stock', 7), where: '("p"."stock" = ?)', params: [7] },
@@ -104,32 +122,52 @@ const SHAPES: readonly ShapeRow[] = [
   {
     name: 'contains',
     filter: (r) => r.contains('name', 'lph'),
-    where: { postgresql: `("p"."name" ${LIKE.postgresql})`, sqlite: `("p"."name" ${LIKE.sqlite})` },
-    params: { postgresql: ['%lph%'], sqlite: ['*lph*'] },
+    where: {
+      postgresql: `("p"."name" ${LIKE.postgresql})`,
+      sqlite: `("p"."name" ${LIKE.sqlite})`,
+      mariadb: mariaLike('"p"."name"'),
+    },
+    params: { postgresql: ['%lph%'], sqlite: ['*lph*'], mariadb: ['%lph%'] },
   },
   {
     name: 'startswith',
     filter: (r) => r.startswith('name', 'Al'),
-    where: { postgresql: `("p"."name" ${LIKE.postgresql})`, sqlite: `("p"."name" ${LIKE.sqlite})` },
-    params: { postgresql: ['Al%'], sqlite: ['Al*'] },
+    where: {
+      postgresql: `("p"."name" ${LIKE.postgresql})`,
+      sqlite: `("p"."name" ${LIKE.sqlite})`,
+      mariadb: mariaPrefix('"p"."name"'),
+    },
+    params: { postgresql: ['Al%'], sqlite: ['Al*'], mariadb: ['Al%', 'Al%'] },
   },
   {
     name: 'endswith',
     filter: (r) => r.endswith('description', 'ta'),
-    where: { postgresql: `("p"."description" ${LIKE.postgresql})`, sqlite: `("p"."description" ${LIKE.sqlite})` },
-    params: { postgresql: ['%ta'], sqlite: ['*ta'] },
+    where: {
+      postgresql: `("p"."description" ${LIKE.postgresql})`,
+      sqlite: `("p"."description" ${LIKE.sqlite})`,
+      mariadb: mariaLike('"p"."description"'),
+    },
+    params: { postgresql: ['%ta'], sqlite: ['*ta'], mariadb: ['%ta'] },
   },
   {
     name: 'LIKE wildcards and backslash are escaped in the pattern',
-    filter: (r) => r.contains('name', '%_\\'),
-    where: { postgresql: `("p"."name" ${LIKE.postgresql})`, sqlite: `("p"."name" ${LIKE.sqlite})` },
-    params: { postgresql: ['%\\%\\_\\\\%'], sqlite: ['*%_\\*'] },
+    filter: (r) => r.contains('name', '%_\\!'),
+    where: {
+      postgresql: `("p"."name" ${LIKE.postgresql})`,
+      sqlite: `("p"."name" ${LIKE.sqlite})`,
+      mariadb: mariaLike('"p"."name"'),
+    },
+    params: { postgresql: ['%\\%\\_\\\\!%'], sqlite: ['*%_\\!*'], mariadb: ['%!%!_\\!!%'] },
   },
   {
     name: 'GLOB wildcards and brackets are escaped in the pattern',
     filter: (r) => r.startswith('name', '*?[]'),
-    where: { postgresql: `("p"."name" ${LIKE.postgresql})`, sqlite: `("p"."name" ${LIKE.sqlite})` },
-    params: { postgresql: ['*?[]%'], sqlite: ['[*][?][[]]*'] },
+    where: {
+      postgresql: `("p"."name" ${LIKE.postgresql})`,
+      sqlite: `("p"."name" ${LIKE.sqlite})`,
+      mariadb: mariaPrefix('"p"."name"'),
+    },
+    params: { postgresql: ['*?[]%'], sqlite: ['[*][?][[]]*'], mariadb: ['*?[]%', '*?[]%'] },
   },
   {
     name: 'an injection payload stays a value',
@@ -475,6 +513,8 @@ async function seedWithExtra(em: EntityManager): Promise<void> {
     uuid: '0b6a1c52-5f3c-4f0e-9f5e-000000000007',
   };
   em.create(Product, { ...extra, createdAt: new Date('2024-01-01T00:00:00.000Z') } as Product);
+  const bang = { ...extra, id: 8, name: 'Bang!_1%!', sku: 'X-8', uuid: '0b6a1c52-5f3c-4f0e-9f5e-000000000008' };
+  em.create(Product, { ...bang, createdAt: new Date('2024-01-01T00:00:00.000Z') } as Product);
   await em.flush();
 }
 
@@ -484,7 +524,7 @@ interface LikeRow {
   readonly ids: readonly number[];
 }
 
-// Names: 1 Alpha, 2 alpha, 3 Beta_1, 4 Beta\2, 5 O'Brien 100%, 6 Gamma, 7 Über [x] ärger.
+// Names: 1 Alpha, 2 alpha, 3 Beta_1, 4 Beta\2, 5 O'Brien 100%, 6 Gamma, 7 Über [x] ärger, 8 Bang!_1%!.
 // Descriptions: 1 'first % product', 2 NULL, 3 'under_score', 4 'back\slash', 5 'ALPHA beta', 6 NULL, 7 NULL.
 const LIKES: readonly LikeRow[] = [
   { name: 'contains is case-sensitive', filter: (r) => r.contains('name', 'Alph'), ids: [1] },
@@ -499,9 +539,21 @@ const LIKES: readonly LikeRow[] = [
   {
     name: 'empty startswith on a NOT NULL column matches all',
     filter: (r) => r.startswith('name', ''),
-    ids: [1, 2, 3, 4, 5, 6, 7],
+    ids: [1, 2, 3, 4, 5, 6, 7, 8],
   },
-  { name: '% is literal', filter: (r) => r.contains('name', '%'), ids: [5] },
+  { name: '% is literal', filter: (r) => r.contains('name', '%'), ids: [5, 8] },
+  { name: '! is literal', filter: (r) => r.contains('name', '!'), ids: [8] },
+  { name: '! before _ is literal', filter: (r) => r.contains('name', 'g!_1'), ids: [8] },
+  { name: '! before % is literal', filter: (r) => r.endswith('name', '%!'), ids: [8] },
+  { name: '! in startswith is literal', filter: (r) => r.startswith('name', 'Bang!_'), ids: [8] },
+  { name: '! before a plain character is literal', filter: (r) => r.contains('name', '!1'), ids: [] },
+  {
+    name: 'startswith is case-sensitive under a case-blind collation',
+    filter: (r) => r.startswith('name', 'bang'),
+    ids: [],
+  },
+  { name: 'endswith is case-sensitive', filter: (r) => r.endswith('name', 'GAMMA'), ids: [] },
+  { name: 'non-ASCII is accent-sensitive', filter: (r) => r.startswith('name', 'Uber'), ids: [] },
   { name: '% is literal in startswith', filter: (r) => r.startswith('name', 'Beta%'), ids: [] },
   { name: '_ is literal', filter: (r) => r.startswith('name', 'Beta_'), ids: [3] },
   { name: 'backslash is literal', filter: (r) => r.contains('name', '\\'), ids: [4] },
@@ -530,3 +582,56 @@ eachDialect('plan: substring tests on real rows', { entities: catalogEntities, s
     });
   }
 });
+
+/** The catalog, 300 more rows, and an index on `name` that a prefix test can seek (PostgreSQL: pattern_ops). */
+async function seedIndexedNames(em: EntityManager): Promise<void> {
+  await seedCatalog(em);
+  for (let id = 100; id < 400; id++)
+    em.create(Product, {
+      id,
+      name: `N${id}`,
+      sku: `S${id}`,
+      status: 'draft',
+      views: 1n,
+      createdAt: new Date('2024-01-01T00:00:00.000Z'),
+      uuid: '0b6a1c52-5f3c-4f0e-9f5e-000000000100',
+    } as Product);
+  await em.flush();
+  const pg = em.getPlatform().constructor.name.includes('PostgreSql');
+  await em.getConnection().execute(`create index product_name_idx on product (name${pg ? ' text_pattern_ops' : ''})`);
+}
+
+/**
+ * startswith is index-friendly: SQLite's GLOB prefix and MariaDB's collation LIKE (before the exact test on the
+ * bytes) become a range on an index of the column; PostgreSQL's LIKE does on a `text_pattern_ops` index (or a "C"
+ * collation column). The rows stay exact: `al` finds no `Alpha`, `Al` finds it.
+ */
+eachDialect(
+  'plan: startswith seeks an index',
+  { entities: catalogEntities, seed: seedIndexedNames },
+  (test, dialect) => {
+    for (const [prefix, ids] of [
+      ['Al', [1]],
+      ['al', [2]],
+    ] as const) {
+      test(`startswith '${prefix}'`, async ({ db, em }) => {
+        const bound = boundFor(db.orm, Product);
+        const qb = applyResolved(products(em), bound, query({ filter: resolver(bound).startswith('name', prefix) }));
+        assert.equal(
+          (await execute<Product>(qb.clone())).map((p) => p.id),
+          [...ids],
+        );
+        // PostgreSQL's driver numbers its placeholders (this SQL has no `?` inside a string literal).
+        let n = 0;
+        const sql = dialect === 'postgresql' ? qb.getQuery().replace(/\?/g, () => `$${++n}`) : qb.getQuery();
+        const plan = await explainPlan(db, sql, qb.getParams(), { noSeqScan: true });
+        const seeks = {
+          sqlite: /USING INDEX product_name_idx \(name>\? AND name<\?\)/,
+          mariadb: /p range key=product_name_idx/,
+          postgresql: /Index (Only )?Scan (using|on) product_name_idx[\s\S]*Index Cond: \(\(\(?name\)?::text ~>=~/,
+        }[dialect];
+        assert.match(plan, seeks, plan);
+      });
+    }
+  },
+);

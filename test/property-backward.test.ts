@@ -10,15 +10,16 @@ import * as assert from 'uvu/assert';
 import { createEngine } from '../src/engine/index.ts';
 import { catalogEntities, Product } from './fixtures/catalog.ts';
 import { eachDialect } from './helpers/db.ts';
+import { shapeFor } from './oracle/arbitraries.ts';
 import { budget, check, SEED } from './oracle/budget.ts';
 import { generateProducts, loadProducts, productPolicy, productSpec } from './oracle/catalog.ts';
 import { expectedRows, requestArb, requestValues, toQueryString } from './oracle/request.ts';
+import { dbModelFor } from './oracle/values.ts';
 import { walkBackPages, walkPages } from './oracle/walk.ts';
 
 const ROWS = generateProducts(SEED, 160);
 const WALKS = budget(100);
 const SHAPE = { depth: 3, hops: 0, quantifiers: 0 };
-const ALL = { softDelete: false };
 
 function base(em: EntityManager) {
   return (em as any).createQueryBuilder(Product, 'p');
@@ -27,13 +28,14 @@ function base(em: EntityManager) {
 eachDialect(
   'property: backward pages retrace forward walks',
   { entities: catalogEntities, seed: (em) => loadProducts(em, ROWS) },
-  (test) => {
+  (test, dialect) => {
+    const ALL = { softDelete: false, db: dbModelFor(dialect) };
     test(`${WALKS} walks forward then back, with changing page sizes, equal the reference`, async ({ db }) => {
       const fc = (await import('fast-check')).default;
       const engine = createEngine(db.orm, { policy: productPolicy, maxLimit: 100, allowCount: true });
       const scoped = () => engine.from(base(db.orm.em.fork()));
       const walk = fc.tuple(
-        requestArb(productSpec, SHAPE, 0),
+        requestArb(productSpec, { ...SHAPE, ...shapeFor(ALL.db) }, 0),
         fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 5 }),
         fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 5 }),
       );

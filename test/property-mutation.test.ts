@@ -10,10 +10,12 @@ import * as assert from 'uvu/assert';
 import { createEngine } from '../src/engine/index.ts';
 import { catalogEntities, Product } from './fixtures/catalog.ts';
 import { eachDialect } from './helpers/db.ts';
+import { shapeFor } from './oracle/arbitraries.ts';
 import { budget, check, SEED } from './oracle/budget.ts';
 import { generateProducts, loadProducts, productPolicy, productSpec } from './oracle/catalog.ts';
 import type { Row } from './oracle/model.ts';
 import { expectedRows, requestArb, requestValues, toQueryString } from './oracle/request.ts';
+import { dbModelFor } from './oracle/values.ts';
 import { walkPages } from './oracle/walk.ts';
 
 const ROWS = generateProducts(SEED, 80);
@@ -21,7 +23,6 @@ const WALKS = budget(100);
 const TEMP_BASE = 1_000_000;
 /** Temporary ids stay below this, clear of the generated edge id 2147483647. */
 const TEMP_LIMIT = 2_000_000_000;
-const ALL = { softDelete: false };
 
 interface Plan {
   /** Temporary rows inserted before the walk. */
@@ -47,13 +48,14 @@ async function insert(em: EntityManager, rows: readonly Row[]): Promise<void> {
 eachDialect(
   'property: inserts and deletes between pages',
   { entities: catalogEntities, seed: (em) => loadProducts(em, ROWS) },
-  (test) => {
+  (test, dialect) => {
+    const ALL = { softDelete: false, db: dbModelFor(dialect) };
     test(`${WALKS} walks under concurrent change skip no stable row and repeat none`, async ({ db }) => {
       const engine = createEngine(db.orm, { policy: productPolicy, maxLimit: 100 });
       const scoped = () => engine.from((db.orm.em.fork() as any).createQueryBuilder(Product, 'p'));
       let nextId = TEMP_BASE;
       const arb = fc.tuple(
-        requestArb(productSpec, { depth: 2, hops: 0, quantifiers: 0 }, 0),
+        requestArb(productSpec, { depth: 2, hops: 0, quantifiers: 0, ...shapeFor(ALL.db) }, 0),
         fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 4 }),
         planArb,
       );

@@ -13,10 +13,12 @@ import { fromQueryString } from '../src/http/query-string.ts';
 import { Book, libraryEntities, libraryOptions, useTenant } from './fixtures/library.ts';
 import { NO_BUDGET } from './helpers/budget.ts';
 import { type DialectContext, eachDialect } from './helpers/db.ts';
+import { shapeFor } from './oracle/arbitraries.ts';
 import { budget, check, printable, SEED } from './oracle/budget.ts';
 import { bookPolicy, bookSpec, generateLibrary, loadLibrary } from './oracle/library.ts';
 import type { Visibility } from './oracle/model.ts';
 import { expectedRows, type GenRequest, requestArb, requestValues, toQueryString } from './oracle/request.ts';
+import { type DbModel, dbModelFor } from './oracle/values.ts';
 import { walkPages } from './oracle/walk.ts';
 
 const LIBRARY = generateLibrary(SEED);
@@ -37,9 +39,13 @@ const visibilityArb: fc.Arbitrary<Visibility> = fc
   )
   .map((v) => (v.tenant === undefined && !v.softDelete ? { ...v, pathFilter: false } : v));
 
-function caseArb(maxOffset: number): fc.Arbitrary<Case> {
+/** Requests and scopes on a database that compares as `db` does. */
+function caseArb(maxOffset: number, db: DbModel): fc.Arbitrary<Case> {
   return fc
-    .record({ request: requestArb(bookSpec, SHAPE, maxOffset), visibility: visibilityArb })
+    .record({
+      request: requestArb(bookSpec, { ...SHAPE, ...shapeFor(db) }, maxOffset),
+      visibility: visibilityArb.map((v) => ({ ...v, db })),
+    })
     .map((c) =>
       printable(
         c,
@@ -75,7 +81,8 @@ function ids(rows: readonly { [k: string]: unknown }[]): unknown[] {
 eachDialect(
   'property: relationship filters and sorts through list() equal the reference',
   { entities: libraryEntities, seed: (em) => loadLibrary(em, LIBRARY), options: libraryOptions },
-  (test) => {
+  (test, dialect) => {
+    const db = dbModelFor(dialect);
     test(`${RUNS} random requests return the reference items, order, count and hasMore`, async (ctx) => {
       const engine = createEngine(ctx.db.orm, {
         policy: bookPolicy,
@@ -86,7 +93,7 @@ eachDialect(
         limits: NO_BUDGET,
         statementTimeout: false,
       });
-      await check(caseArb(LIBRARY.books.length + 5), RUNS, async ({ request, visibility }) => {
+      await check(caseArb(LIBRARY.books.length + 5, db), RUNS, async ({ request, visibility }) => {
         const all = expectedRows(bookSpec, LIBRARY.books, request, visibility);
         const want = ids(all.slice(request.offset, request.offset + request.limit));
         const values = { ...requestValues(request), count: 'true' };
@@ -114,7 +121,7 @@ eachDialect(
         limits: NO_BUDGET,
         statementTimeout: false,
       });
-      const walk = fc.tuple(caseArb(0), fc.array(fc.integer({ min: 1, max: 25 }), { minLength: 1, maxLength: 6 }));
+      const walk = fc.tuple(caseArb(0, db), fc.array(fc.integer({ min: 1, max: 25 }), { minLength: 1, maxLength: 6 }));
       await check(walk, WALKS, async ([{ request, visibility }, sizes]) => {
         const want = ids(expectedRows(bookSpec, LIBRARY.books, request, visibility));
         const values = { ...requestValues(request, { offset: false }), count: 'true' };

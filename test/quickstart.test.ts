@@ -1,6 +1,6 @@
 /**
  * The lower-level path example (`npm run quickstart`: parseHTTP → bind → apply → execute on an in-memory SQLite
- * catalog) runs to the end and answers each request as its comments promise. The same path on both databases is
+ * catalog) runs to the end and answers each request as its comments promise. The same path on every database is
  * covered by test/apply.test.ts; this keeps the example itself honest.
  */
 import { spawnSync } from 'node:child_process';

@@ -28,7 +28,15 @@ import { bookPolicy } from './helpers/library-policies.ts';
 import { ROOTS, type Root } from './helpers/library-run.ts';
 
 function quoted(sql: string, dialect: Dialect): string {
-  return dialect === 'sqlite' ? sql.replaceAll('"', '`') : sql;
+  if (dialect === 'postgresql') return sql;
+  // MariaDB has no NULLS LAST and sorts NULL lowest: `desc nulls last` is a plain `desc`, `asc nulls last` is emulated.
+  const ordered =
+    dialect === 'mariadb'
+      ? sql
+          .replace(/("[^"]+"\."[^"]+") asc nulls last/g, '$1 is null, $1 asc')
+          .replace(/("[^"]+"\."[^"]+") desc nulls last/g, '$1 desc')
+      : sql;
+  return ordered.replaceAll('"', '`');
 }
 
 /** Plan a request on a base scope without root filters, so the SQL shows only what the planner adds. */

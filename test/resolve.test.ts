@@ -555,9 +555,9 @@ const LITERAL_ROWS: readonly LiteralRow[] = [
   { policy: 'product', field: 'rating', literal: '1e400', expect: 'reject' },
   { policy: 'product', field: 'rating', literal: 'true', expect: 'reject' },
   { policy: 'sample', field: 'ratio', literal: '0.25', expect: { both: 0.25 } },
-  // boolean: SQLite has no boolean column type and stores 1/0
-  { policy: 'product', field: 'active', literal: 'true', expect: { sqlite: 1, postgresql: true } },
-  { policy: 'product', field: 'active', literal: 'false', expect: { sqlite: 0, postgresql: false } },
+  // boolean: SQLite has no boolean column type and stores 1/0; MariaDB's BOOLEAN is TINYINT(1)
+  { policy: 'product', field: 'active', literal: 'true', expect: { sqlite: 1, postgresql: true, mariadb: 1 } },
+  { policy: 'product', field: 'active', literal: 'false', expect: { sqlite: 0, postgresql: false, mariadb: 0 } },
   { policy: 'product', field: 'active', literal: '1', expect: 'reject' },
   { policy: 'product', field: 'active', literal: "'true'", expect: 'reject' },
   // datetime: RFC 3339 with a required offset; SQLite stores epoch milliseconds
@@ -565,31 +565,51 @@ const LITERAL_ROWS: readonly LiteralRow[] = [
     policy: 'product',
     field: 'createdAt',
     literal: "'2024-01-15T10:00:00Z'",
-    expect: { sqlite: ms('2024-01-15T10:00:00Z'), postgresql: d('2024-01-15T10:00:00Z') },
+    expect: {
+      sqlite: ms('2024-01-15T10:00:00Z'),
+      postgresql: d('2024-01-15T10:00:00Z'),
+      mariadb: d('2024-01-15T10:00:00Z'),
+    },
   },
   {
     policy: 'product',
     field: 'createdAt',
     literal: "'2024-01-15T12:00:00+02:00'",
-    expect: { sqlite: ms('2024-01-15T10:00:00Z'), postgresql: d('2024-01-15T10:00:00Z') },
+    expect: {
+      sqlite: ms('2024-01-15T10:00:00Z'),
+      postgresql: d('2024-01-15T10:00:00Z'),
+      mariadb: d('2024-01-15T10:00:00Z'),
+    },
   },
   {
     policy: 'product',
     field: 'createdAt',
     literal: "'2024-01-15t10:00:00.5-01:30'",
-    expect: { sqlite: ms('2024-01-15T11:30:00.500Z'), postgresql: d('2024-01-15T11:30:00.500Z') },
+    expect: {
+      sqlite: ms('2024-01-15T11:30:00.500Z'),
+      postgresql: d('2024-01-15T11:30:00.500Z'),
+      mariadb: d('2024-01-15T11:30:00.500Z'),
+    },
   },
   {
     policy: 'product',
     field: 'createdAt',
     literal: "'2024-01-15T10:00:00.123000Z'",
-    expect: { sqlite: ms('2024-01-15T10:00:00.123Z'), postgresql: d('2024-01-15T10:00:00.123Z') },
+    expect: {
+      sqlite: ms('2024-01-15T10:00:00.123Z'),
+      postgresql: d('2024-01-15T10:00:00.123Z'),
+      mariadb: d('2024-01-15T10:00:00.123Z'),
+    },
   },
   {
     policy: 'product',
     field: 'createdAt',
     literal: "'2024-02-29T00:00:00Z'",
-    expect: { sqlite: ms('2024-02-29T00:00:00Z'), postgresql: d('2024-02-29T00:00:00Z') },
+    expect: {
+      sqlite: ms('2024-02-29T00:00:00Z'),
+      postgresql: d('2024-02-29T00:00:00Z'),
+      mariadb: d('2024-02-29T00:00:00Z'),
+    },
   },
   { policy: 'product', field: 'createdAt', literal: "'2024-01-15T10:00:00'", expect: 'reject' },
   { policy: 'product', field: 'createdAt', literal: "'2024-01-15 10:00:00Z'", expect: 'reject' },
@@ -603,7 +623,11 @@ const LITERAL_ROWS: readonly LiteralRow[] = [
     policy: 'sample',
     field: 'localAt',
     literal: "'2024-01-15T10:00:00Z'",
-    expect: { sqlite: ms('2024-01-15T10:00:00Z'), postgresql: d('2024-01-15T10:00:00Z') },
+    expect: {
+      sqlite: ms('2024-01-15T10:00:00Z'),
+      postgresql: d('2024-01-15T10:00:00Z'),
+      mariadb: d('2024-01-15T10:00:00Z'),
+    },
   },
   // date
   { policy: 'product', field: 'releasedOn', literal: "'2024-02-29'", expect: { both: '2024-02-29' } },
@@ -753,8 +777,9 @@ eachDialect('resolveQuery', { entities: [...catalogEntities, ...relationEntities
   }
 
   // A decimal literal finer than the column's scale (price: numeric(12,2)). PostgreSQL compares numerics exactly, so
-  // the comparison stays as written; SQLite stores doubles, so it becomes an exact comparison with the neighbours at
-  // the scale (src/bind/decimal-scale.ts). [filter, PostgreSQL shape, SQLite shape]
+  // the comparison stays as written; MariaDB rounds the constants of an IN list to the column's type, so it gets the
+  // rewrite too; SQLite stores doubles, so it becomes an exact comparison with the neighbours at
+  // the scale (src/bind/decimal-scale.ts). [filter, PostgreSQL shape, SQLite and MariaDB shape]
   const SCALE_ROWS: readonly [string, string, string][] = [
     ['price eq 10.500000000000000001', 'eq 10.500000000000000001', '(gt 10.5 and lt 10.51)'],
     ['price ne 10.505', 'ne 10.505', '(lte 10.5 or gte 10.51)'],

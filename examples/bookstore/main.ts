@@ -1,8 +1,9 @@
 /**
  * The bookstore API: `npm start`. Serves `/books` and `/authors` on PORT (default 3000) over the embedded
- * SQLite file `.data/bookstore.sqlite` (or BOOKSTORE_SQLITE), created and seeded on first start, or over PostgreSQL
- * with DATABASE_URL (an existing database; BOOKSTORE_CREATE_DB=1 creates a missing one). Prints its URL and example
- * requests to try with curl. Also serves developer pages: /playground, /docs and /openapi.json (dev-tools.ts).
+ * SQLite file `.data/bookstore.sqlite` (or BOOKSTORE_SQLITE), created and seeded on first start, or over PostgreSQL,
+ * MySQL or MariaDB with DATABASE_URL (an existing database; BOOKSTORE_CREATE_DB=1 creates a missing one). Prints its
+ * URL and example requests to try with curl. Also serves developer pages: /playground, /docs and /openapi.json
+ * (dev-tools.ts).
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -35,7 +36,7 @@ try {
 
 const { port: actual } = server.address() as AddressInfo;
 const base = `http://${host === '127.0.0.1' ? 'localhost' : host}:${actual}`;
-console.log(`listql bookstore on ${describeDatabase(options)}, listening on ${base}`);
+console.log(`listql bookstore on ${describeDatabase(orm, options)}, listening on ${base}`);
 console.log('Endpoints: GET /books, GET /authors, POST /graphql. Tenant: header x-tenant (1 or 2, default 1).');
 console.log(`Playground: ${base}/playground   API reference: ${base}/docs (${base}/openapi.json)\n`);
 

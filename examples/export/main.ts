@@ -5,9 +5,10 @@
  *
  *   npm run export -- --filter "year lt 1970" --sort -year --tenant 1 --csv --out books.csv
  *
- * Uses the bookstore database: `DATABASE_URL` (PostgreSQL, an existing database), else `BOOKSTORE_SQLITE` or
- * `.data/bookstore.sqlite` (created and seeded on first use). Exit codes: 0 done, 1 a failure (database down),
- * 2 refused (bad arguments, an unwritable --out, or a request listql refuses, printed as its JSON error).
+ * Uses the bookstore database: `DATABASE_URL` (PostgreSQL, MySQL or MariaDB, an existing database), else
+ * `BOOKSTORE_SQLITE` or `.data/bookstore.sqlite` (created and seeded on first use). Exit codes: 0 done, 1 a failure
+ * (database down), 2 refused (bad arguments, an unwritable --out, or a request listql refuses, printed as its JSON
+ * error).
  */
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';

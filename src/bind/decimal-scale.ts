@@ -9,6 +9,8 @@ import type { BoundField, FieldRef, ResolvedCompare, ResolvedFilter } from './ty
  * and each comparison can be rewritten exactly against them: `gt L` ⇔ `gt floor`, `gte L` ⇔ `gte ceil`,
  * `lt L` ⇔ `lt ceil`, `lte L` ⇔ `lte floor`, `eq L` ⇔ `(gt floor and lt ceil)`, `ne L` ⇔ `(lte floor or gte ceil)`.
  * The rewritten forms keep SQL's NULL semantics. PostgreSQL compares numerics exactly and needs none of this.
+ * MySQL and MariaDB compare `=`/`<` exactly, but convert the constants of an IN list of two or more to the
+ * column's DECIMAL(p, s), rounding them (`price in (10.500000000000000001, 0)` matches 10.50): rewritten there too.
  */
 export interface ScaleNeighbours {
   /** The largest value at the column's scale below the literal. */
@@ -19,7 +21,7 @@ export interface ScaleNeighbours {
 
 /** Tell the column's scale when comparisons against it must be rewritten on this platform, else undefined. */
 export function rewriteScale(field: BoundField, platform: Platform): number | undefined {
-  if (field.kind !== 'decimal' || !/sqlite|libsql/i.test(platform.constructor.name)) return undefined;
+  if (field.kind !== 'decimal' || !/sqlite|libsql|mysql|mariadb/i.test(platform.constructor.name)) return undefined;
   const scale = field.prop.scale;
   return typeof scale === 'number' && Number.isInteger(scale) && scale >= 0 ? scale : undefined;
 }

@@ -20,7 +20,8 @@ import {
   UnknownType,
   UuidType,
 } from '@mikro-orm/core';
-import { BasePostgreSqlPlatform } from '@mikro-orm/sql';
+import { BaseMySqlPlatform, BasePostgreSqlPlatform } from '@mikro-orm/sql';
+import type { Dialect } from '../plan/dialect.ts';
 import type { FieldKind, Operator } from './types.ts';
 
 /** The inclusive range of values an integer type allows. */
@@ -58,20 +59,43 @@ const INT64_MAX = (1n << 63n) - 1n;
 
 /**
  * The range the database itself stores for an integer type: PostgreSQL has no unsigned types, so an unsigned
- * column is the signed column of the same width (negatives still refused); SQLite integers are signed 64-bit.
+ * column is the signed column of the same width (negatives still refused); SQLite integers are signed 64-bit;
+ * MySQL and MariaDB have real unsigned types of every width (`bigint unsigned` up to 18446744073709551615).
  * Literals and cursor keys are checked against this range, so no value the database would refuse reaches it.
  */
 function storedRange(range: IntegerRange, platform: Platform): IntegerRange {
+  if (platform instanceof BaseMySqlPlatform) return range;
   if (platform instanceof BasePostgreSqlPlatform && range.min === 0n) return { min: 0n, max: range.max >> 1n };
   return range.max > INT64_MAX ? { min: range.min, max: INT64_MAX } : range;
 }
 
+const MYSQL_FLOAT = /^float\s*(?:\(\s*(\d+)\s*(?:,\s*\d+\s*)?\))?(?:\s+unsigned)?$/i;
+
 /**
- * Tell whether a float column is declared single precision (`real`, `float4`), whose range is far smaller than a
- * double's on PostgreSQL (SQLite stores every float as a double).
+ * Tell whether a float column is single precision, whose range and resolution are far smaller than a double's:
+ * PostgreSQL `real` / `float4`; MySQL and MariaDB `float` and `float(p)` with p ≤ 24 (their `real` and `float(p)`
+ * with p > 24 are doubles). SQLite stores every float as a double.
  */
-export function isSinglePrecision(prop: EntityProperty): boolean {
-  return /^(?:real|float4)$/i.test((prop.columnTypes?.[0] ?? '').trim());
+export function isSinglePrecision(prop: EntityProperty, dialect: Dialect): boolean {
+  const column = (prop.columnTypes?.[0] ?? '').trim();
+  if (dialect === 'postgresql') return /^(?:real|float4)$/i.test(column);
+  if (dialect !== 'mysql') return false;
+  const m = MYSQL_FLOAT.exec(column);
+  // `float(M, D)` (deprecated) is single precision too; only `float(p)` with one argument above 24 is a double.
+  return m !== null && (m[1] === undefined || /,/.test(column) || Number(m[1]) <= 24);
+}
+
+/**
+ * Tell whether a datetime column is a MySQL / MariaDB `TIMESTAMP`, which holds instants from
+ * 1970-01-01 00:00:01 to 2038-01-19 03:14:07 UTC only (a `DATETIME` holds years 1000 to 9999).
+ */
+export function isMysqlTimestamp(prop: EntityProperty, dialect: Dialect): boolean {
+  return dialect === 'mysql' && /^timestamp\b/i.test((prop.columnTypes?.[0] ?? '').trim());
+}
+
+/** Tell whether an enum is a MySQL / MariaDB native `ENUM(...)` column, which sorts by item position. */
+export function isNativeMysqlEnum(prop: EntityProperty, dialect: Dialect): boolean {
+  return dialect === 'mysql' && /^enum\s*\(/i.test((prop.columnTypes?.[0] ?? '').trim());
 }
 
 function signedRange(bits: number, unsigned: boolean): IntegerRange {

@@ -1,7 +1,7 @@
 import type { Platform } from '@mikro-orm/core';
-import { BasePostgreSqlPlatform } from '@mikro-orm/sql';
+import { dialectOf } from '../plan/dialect.ts';
 import type { Literal } from '../syntax/ast.ts';
-import { isSinglePrecision } from './field-kind.ts';
+import { isMysqlTimestamp, isSinglePrecision } from './field-kind.ts';
 import type { BoundField } from './types.ts';
 
 /** A literal checked against a field: its database value, or why it does not fit. */
@@ -19,6 +19,12 @@ const MAX_DECIMAL_DIGITS = 1000;
 /** Epoch milliseconds of 0001-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the years every dialect stores. */
 const MIN_EPOCH_MS = -62135596800000;
 const MAX_EPOCH_MS = 253402300799999;
+/** MySQL and MariaDB: DATE and DATETIME hold years 1000–9999 (1000-01-01T00:00:00.000Z in epoch milliseconds). */
+const MYSQL_MIN_YEAR = 1000;
+const MYSQL_MIN_DATETIME_MS = -30610224000000;
+/** A MySQL / MariaDB TIMESTAMP holds 1970-01-01 00:00:01 to 2038-01-19 03:14:07.999999 UTC. */
+const MYSQL_TIMESTAMP_MIN_MS = 1000;
+const MYSQL_TIMESTAMP_MAX_MS = 2147483647999;
 
 const fail = (reason: string): LiteralResult => ({ ok: false, reason });
 const ok = (value: unknown): LiteralResult => ({ ok: true, value });
@@ -30,10 +36,16 @@ const ok = (value: unknown): LiteralResult => ({ ok: true, value });
 export function convertLiteral(field: BoundField, literal: Literal, platform: Platform): LiteralResult {
   const checked = toJsValue(field, literal);
   if (!checked.ok) return checked;
-  // PostgreSQL refuses a `real` beyond single precision (overflow and underflow alike) with an error, not a match.
-  const single = field.kind === 'float' && platform instanceof BasePostgreSqlPlatform && isSinglePrecision(field.prop);
+  const dialect = dialectOf(platform);
+  // PostgreSQL refuses a `real` beyond single precision (overflow and underflow alike) with an error, not a match;
+  // a MySQL / MariaDB FLOAT cannot hold such a value either.
+  const single = field.kind === 'float' && isSinglePrecision(field.prop, dialect);
   if (single && !fitsSingle(checked.value as number))
     return fail(`number out of range for '${field.publicName}' (single precision)`);
+  if (dialect === 'mysql') {
+    const refused = mysqlRange(field, checked.value);
+    if (refused) return fail(refused);
+  }
   try {
     return ok(toDatabaseValue(field, checked.value, platform));
   } catch {
@@ -150,6 +162,24 @@ export function normalizeDecimal(text: string): string | undefined {
   else if (point >= digits.length) out = digits + '0'.repeat(point - digits.length);
   else out = `${digits.slice(0, point)}.${digits.slice(point)}`;
   return sign + out;
+}
+
+/**
+ * The MySQL / MariaDB storage ranges of dates and times, which are narrower than the years 0001–9999 every dialect
+ * accepts: a DATE or DATETIME holds years 1000–9999, a TIMESTAMP 1970-01-01 00:00:01 to 2038-01-19 03:14:07 UTC.
+ * Integers need nothing here: their range (unsigned types included) is the field's own (see storedRange).
+ */
+function mysqlRange(field: BoundField, value: unknown): string | undefined {
+  const name = field.publicName;
+  if (field.kind === 'date' && typeof value === 'string' && Number(value.slice(0, 4)) < MYSQL_MIN_YEAR)
+    return `date out of range for '${name}' (years 1000 to 9999)`;
+  if (field.kind !== 'datetime' || !(value instanceof Date)) return undefined;
+  const ms = value.getTime();
+  if (isMysqlTimestamp(field.prop, 'mysql')) {
+    if (ms < MYSQL_TIMESTAMP_MIN_MS || ms > MYSQL_TIMESTAMP_MAX_MS)
+      return `date-time out of range for '${name}' (1970-01-01T00:00:01Z to 2038-01-19T03:14:07Z)`;
+  } else if (ms < MYSQL_MIN_DATETIME_MS) return `date-time out of range for '${name}' (years 1000 to 9999)`;
+  return undefined;
 }
 
 function fitsSingle(value: number): boolean {

@@ -13,6 +13,14 @@ const UUID_ANY_CASE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
 /** Epoch milliseconds of 0001-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z. */
 const MIN_EPOCH_MS = -62135596800000;
 const MAX_EPOCH_MS = 253402300799999;
+/** The first year a MySQL / MariaDB DATE or DATETIME holds (their documented range is 1000-01-01 to 9999-12-31). */
+const MYSQL_MIN_YEAR = 1000;
+/**
+ * A MySQL / MariaDB TIMESTAMP holds 1970-01-01 00:00:01 to 2038-01-19 03:14:07.999999 UTC; its keys are read in the
+ * session's time zone, UTC as MikroORM assumes (see readExpression), so they are compared as text in this range.
+ */
+const MYSQL_TIMESTAMP_MIN = '1970-01-01T00:00:01.000000';
+const MYSQL_TIMESTAMP_MAX = '2038-01-19T03:14:07.999999';
 
 /**
  * Tell whether a cursor key (already of the right JSON type) is a value its column can hold, written exactly as
@@ -26,25 +34,42 @@ export function keyHolds(value: Exclude<CursorValue, null>, shape: KeyShape, dia
     case 'bigint':
       return typeof value === 'string' && BIGINT.test(value) && inRange(BigInt(value), shape);
     case 'enum':
+      // A MySQL native ENUM's key is its position, 1 to n (a strict server stores no other value there).
+      if (shape.ordinalEnum && dialect === 'mysql')
+        return (
+          typeof value === 'number' &&
+          Number.isSafeInteger(value) &&
+          value >= 1 &&
+          value <= (shape.enumItems ?? []).length
+        );
       return (shape.enumItems ?? []).includes(value as string | number);
     case 'string':
       return typeof value === 'string' && holdsText(value, shape.maxLength);
     case 'uuid':
+      // PostgreSQL's uuid type writes lowercase; elsewhere a uuid is text as stored (MySQL: varchar(36)).
       return typeof value === 'string' && (dialect === 'postgresql' ? UUID_LOWER : UUID_ANY_CASE).test(value);
     case 'decimal':
       return typeof value === 'string' && holdsDecimal(value, shape, dialect);
     case 'float':
-      return typeof value === 'number' && (dialect !== 'postgresql' || !shape.single || holdsSingle(value));
+      if (typeof value !== 'number' || !shape.single) return typeof value === 'number';
+      if (dialect === 'postgresql') return holdsSingle(value);
+      // A MySQL FLOAT key is read as the double it compares as: exactly a single-precision value.
+      return dialect !== 'mysql' || Math.fround(value) === value;
     case 'boolean':
       return typeof value === 'boolean';
-    case 'date':
-      return typeof value === 'string' && realDate(DATE.exec(value)) !== undefined;
+    case 'date': {
+      const year = typeof value === 'string' ? realDate(DATE.exec(value)) : undefined;
+      return year !== undefined && (dialect !== 'mysql' || year >= MYSQL_MIN_YEAR);
+    }
     case 'datetime':
       if (dialect === 'sqlite')
         return (
           typeof value === 'number' && Number.isSafeInteger(value) && value >= MIN_EPOCH_MS && value <= MAX_EPOCH_MS
         );
-      return typeof value === 'string' && holdsTimestamp(value, shape.timezone);
+      if (typeof value !== 'string' || !holdsTimestamp(value, shape.timezone)) return false;
+      if (dialect !== 'mysql') return true;
+      if (shape.epochRange) return value >= MYSQL_TIMESTAMP_MIN && value <= MYSQL_TIMESTAMP_MAX;
+      return Number(value.slice(0, 4)) >= MYSQL_MIN_YEAR;
     default: {
       const never: never = shape.kind;
       return never;
@@ -69,8 +94,9 @@ function holdsText(value: string, maxLength: number | undefined): boolean {
 
 /**
  * PostgreSQL writes a `numeric(p, s)` value with exactly s fractional digits (an unconstrained numeric keeps the
- * digits it was given), and never as negative zero. SQLite keeps decimals as doubles, which the engine writes as
- * the shortest plain decimal of that double. Either way the value fits the declared precision and scale.
+ * digits it was given), and never as negative zero; so do MySQL and MariaDB a `DECIMAL(p, s)` (which always has a
+ * scale). SQLite keeps decimals as doubles, which the engine writes as the shortest plain decimal of that double.
+ * Either way the value fits the declared precision and scale.
  */
 function holdsDecimal(value: string, shape: KeyShape, dialect: Dialect): boolean {
   const m = DECIMAL.exec(value);
@@ -82,7 +108,7 @@ function holdsDecimal(value: string, shape: KeyShape, dialect: Dialect): boolean
     if (!Number.isFinite(number) || plainDecimal(number) !== value) return false;
   }
   if (shape.scale === undefined || shape.precision === undefined) return true;
-  if (dialect === 'postgresql' ? fraction.length !== shape.scale : fraction.length > shape.scale) return false;
+  if (dialect === 'sqlite' ? fraction.length > shape.scale : fraction.length !== shape.scale) return false;
   return whole === '0' || whole.length <= shape.precision - shape.scale;
 }
 
@@ -98,7 +124,10 @@ function holdsSingle(value: number): boolean {
   return false;
 }
 
-/** `YYYY-MM-DDTHH:MM:SS.ffffff`, with `Z` exactly when the column keeps a time zone, as PostgreSQL keys are read. */
+/**
+ * `YYYY-MM-DDTHH:MM:SS.ffffff`, with `Z` exactly when the column keeps a time zone, as PostgreSQL keys are read
+ * (MySQL and MariaDB keys never have one).
+ */
 function holdsTimestamp(value: string, timezone: boolean): boolean {
   const m = TIMESTAMP.exec(value);
   if (!m || realDate(m) === undefined) return false;

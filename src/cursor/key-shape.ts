@@ -1,7 +1,15 @@
 import type { EntityProperty, Platform } from '@mikro-orm/core';
-import { type IntegerRange, isSinglePrecision, keepsTimeZone, scalarShapeOf } from '../bind/field-kind.ts';
+import {
+  type IntegerRange,
+  isMysqlTimestamp,
+  isNativeMysqlEnum,
+  isSinglePrecision,
+  keepsTimeZone,
+  scalarShapeOf,
+} from '../bind/field-kind.ts';
 import type { BoundField, BoundSchema, FieldKind } from '../bind/types.ts';
 import { invalidSchema } from '../errors.ts';
+import { type Dialect, dialectOf } from '../plan/dialect.ts';
 
 /**
  * What a cursor needs to know about one sort column to read, write and compare its value exactly, and to tell
@@ -13,6 +21,13 @@ export interface KeyShape {
   readonly timezone: boolean;
   /** Enum columns only: whether the items are numbers (a native numeric enum), so keys are integers. */
   readonly numericEnum: boolean;
+  /**
+   * Enum columns only: a MySQL / MariaDB native `ENUM(...)`, which sorts by item position (1, 2, …) while comparing
+   * with a string compares text. Its keys are the positions, so the keyset compares as the order sorts.
+   */
+  readonly ordinalEnum: boolean;
+  /** Datetime columns only: a MySQL / MariaDB `TIMESTAMP` (1970-01-01 00:00:01 to 2038-01-19 03:14:07 UTC). */
+  readonly epochRange: boolean;
   /** Integer and bigint columns: the values the column's type allows (unsigned types start at 0). */
   readonly range?: IntegerRange;
   /** Enum columns: the allowed values. */
@@ -22,13 +37,13 @@ export interface KeyShape {
   readonly scale?: number;
   /** String columns with a declared length (`varchar(n)`): the most characters a value may have. */
   readonly maxLength?: number;
-  /** Float columns declared single precision (`real`, `float4`). */
+  /** Float columns declared single precision (PostgreSQL `real`, MySQL `float`; see isSinglePrecision). */
   readonly single: boolean;
 }
 
 /** Describe the sort column of an exposed field. */
-export function shapeOfField(field: BoundField): KeyShape {
-  return describe(field.prop, field.kind, field.range, field.timezone === true, field.enumItems);
+export function shapeOfField(field: BoundField, dialect: Dialect): KeyShape {
+  return describe(field.prop, dialect, field.kind, field.range, field.timezone === true, field.enumItems);
 }
 
 /**
@@ -37,9 +52,10 @@ export function shapeOfField(field: BoundField): KeyShape {
  */
 export function primaryKeyShapes(bound: BoundSchema): ReadonlyMap<string, KeyShape> {
   const shapes = new Map<string, KeyShape>();
+  const dialect = dialectOf(bound.platform);
   for (const key of bound.primaryKey) {
     const prop = bound.meta.properties[key.property];
-    const shape = prop && columnShape(prop, key.column, bound.platform, 0);
+    const shape = prop && columnShape(prop, key.column, bound.platform, dialect, 0);
     if (!shape)
       throw invalidSchema(
         `${bound.entityName}.${key.property}: the primary key column has a type listql cannot carry in a cursor`,
@@ -49,12 +65,18 @@ export function primaryKeyShapes(bound: BoundSchema): ReadonlyMap<string, KeySha
   return shapes;
 }
 
-function columnShape(prop: EntityProperty, column: string, platform: Platform, depth: number): KeyShape | undefined {
+function columnShape(
+  prop: EntityProperty,
+  column: string,
+  platform: Platform,
+  dialect: Dialect,
+  depth: number,
+): KeyShape | undefined {
   if (prop.kind === 'scalar') {
     const shape = scalarShapeOf(prop, platform);
     if (!shape) return undefined;
     const timezone = shape.kind === 'datetime' && keepsTimeZone(prop);
-    return describe(prop, shape.kind, shape.range, timezone, shape.kind === 'enum' ? prop.items : undefined);
+    return describe(prop, dialect, shape.kind, shape.range, timezone, shape.kind === 'enum' ? prop.items : undefined);
   }
   // A relation key (m:1 / 1:1 owner): follow the join column to the target's primary key, a bounded number of hops.
   if (depth > 8 || !prop.targetMeta) return undefined;
@@ -64,7 +86,7 @@ function columnShape(prop: EntityProperty, column: string, platform: Platform, d
   if (index < 0 || referenced === undefined) return undefined;
   const target = prop.targetMeta.props.find((p) => p.primary && p.fieldNames?.includes(referenced));
   if (!target) return undefined;
-  return columnShape(target, referenced, platform, depth + 1);
+  return columnShape(target, referenced, platform, dialect, depth + 1);
 }
 
 const NUMERIC = /^(?:numeric|decimal)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)/i;
@@ -72,17 +94,21 @@ const VARCHAR = /^(?:n?varchar|character varying|n?char|character)\s*\(\s*(\d+)\
 
 function describe(
   prop: EntityProperty,
+  dialect: Dialect,
   kind: FieldKind,
   range: IntegerRange | undefined,
   timezone: boolean,
   items: readonly (string | number)[] | undefined,
 ): KeyShape {
   const column = prop.columnTypes?.[0] ?? '';
+  const numericEnum = kind === 'enum' && (items ?? []).length > 0 && (items ?? []).every((i) => typeof i === 'number');
   const shape: { -readonly [K in keyof KeyShape]: KeyShape[K] } = {
     kind,
     timezone,
-    numericEnum: kind === 'enum' && (items ?? []).length > 0 && (items ?? []).every((i) => typeof i === 'number'),
-    single: kind === 'float' && isSinglePrecision(prop),
+    numericEnum,
+    ordinalEnum: kind === 'enum' && !numericEnum && isNativeMysqlEnum(prop, dialect),
+    epochRange: kind === 'datetime' && isMysqlTimestamp(prop, dialect),
+    single: kind === 'float' && isSinglePrecision(prop, dialect),
   };
   if (range && (kind === 'integer' || kind === 'bigint')) shape.range = range;
   if (kind === 'enum' && items) shape.enumItems = [...items];

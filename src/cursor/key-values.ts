@@ -5,7 +5,8 @@ import type { KeyShape } from './key-shape.ts';
 /**
  * Choose how a sort column's value travels in a cursor, per dialect. The rule: a cursor carries exactly what the
  * database compares. SQLite keeps MikroORM datetimes as epoch milliseconds, so there they are integers;
- * PostgreSQL timestamps are strings with all six fractional digits.
+ * PostgreSQL, MySQL and MariaDB timestamps are strings with all six fractional digits. A MySQL / MariaDB native
+ * `ENUM` sorts by item position, so its key is that position (an integer), not the item's text.
  */
 export function cursorTypeOf(shape: KeyShape, dialect: Dialect): CursorKeyType {
   switch (shape.kind) {
@@ -13,7 +14,7 @@ export function cursorTypeOf(shape: KeyShape, dialect: Dialect): CursorKeyType {
     case 'uuid':
       return 'string';
     case 'enum':
-      return shape.numericEnum ? 'integer' : 'string';
+      return shape.numericEnum || (shape.ordinalEnum && dialect === 'mysql') ? 'integer' : 'string';
     case 'integer':
       return 'integer';
     case 'bigint':
@@ -57,12 +58,23 @@ export function readExpression(shape: KeyShape, dialect: Dialect, column: string
       // better-sqlite3 reads INTEGER as a double; text keeps all 64 bits. Decimals are REAL there already.
       return shape.kind === 'bigint' ? `cast(${column} as text)` : column;
     case 'mysql':
-      // BIGINT (signed or unsigned) and DECIMAL as exact text; DATETIME/TIMESTAMP with all six fractional digits
-      // (a column declared with fewer stores zeros there); FLOAT widened to the double it compares as.
+      // BIGINT (signed or unsigned, up to 18446744073709551615) and DECIMAL as exact text, which the server
+      // compares back with the column exactly (as integers / decimals, not doubles); DATETIME and TIMESTAMP with
+      // all six fractional digits (a column declared with fewer stores zeros there), a string the server reads
+      // back as the same DATETIME(6) value; FLOAT widened to the double it compares as (a single-precision
+      // value read as text would be rounded to 6 digits); a native ENUM as its position, the order it sorts in.
+      // TINYINT(1) booleans are read as 0 / 1 (readKeyValue).
+      //
+      // TIMESTAMP and time zones: the server stores a TIMESTAMP as UTC and shows and reads it in the session's time
+      // zone. The key is that wall-clock text, and the bound key is read back in the same session zone, so the
+      // comparison is exact whenever the zone has no daylight-saving fall-back (UTC, or any fixed offset, which
+      // MikroORM assumes: it writes dates as UTC text). Under a zone with a fall-back hour, two instants of that
+      // hour show the same text, as they do to every client of the server; use UTC sessions for such columns.
       if (shape.kind === 'bigint' || shape.kind === 'decimal') return `cast(${column} as char)`;
       if (shape.kind === 'datetime') return `date_format(${column}, '%Y-%m-%dT%H:%i:%s.%f')`;
       if (shape.kind === 'date') return `date_format(${column}, '%Y-%m-%d')`;
       if (shape.kind === 'float') return `cast(${column} as double)`;
+      if (shape.kind === 'enum' && shape.ordinalEnum) return `(${column} + 0)`;
       return column;
     default: {
       const never: never = dialect;
@@ -88,7 +100,7 @@ export function readKeyValue(value: unknown, type: CursorKeyType): CursorValue |
       return typeof value === 'number' && Number.isFinite(value) ? plainDecimal(value) : undefined;
     case 'boolean':
       if (typeof value === 'boolean') return value;
-      // SQLite stores booleans as 0 / 1.
+      // SQLite stores booleans as 0 / 1, MySQL and MariaDB as TINYINT(1); any other number there is no boolean.
       return value === 0 || value === 1 ? value === 1 : undefined;
     case 'string':
     case 'timestamp':

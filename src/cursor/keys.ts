@@ -82,7 +82,7 @@ export function cursorPlanOf(ctx: KeyContext, sort: readonly SortKey[]): CursorP
   const parts: string[] = [ctx.bound.meta.className];
   const keys = sort.map((key): CursorKey => {
     const relations = key.term?.target.relations ?? [];
-    const shape = key.term ? shapeOfField(key.term.target.field) : ctx.primaryKey.get(key.column);
+    const shape = key.term ? shapeOfField(key.term.target.field, ctx.dialect) : ctx.primaryKey.get(key.column);
     if (!shape) throw new Error(`listql: no shape for sort key column ${key.column}`);
     const table = relations.at(-1)?.target.meta.tableName ?? ctx.bound.meta.tableName;
     parts.push(table, key.column, relations.map((r) => r.property).join('/'), shape.kind, key.direction);
@@ -138,7 +138,9 @@ export function selectKeys(
   );
   if (orderColumns || qb.hasFlag(QueryFlag.DISTINCT))
     keys.forEach((k, i) => {
-      extra.push(raw(`${column(k.sort)} as ${alias(orderAlias(i))}`));
+      // A MySQL native ENUM sorts by position; a UNION's outer order must see that position, not the item's text.
+      const sorted = k.shape.ordinalEnum && ctx.dialect === 'mysql' ? `(${column(k.sort)} + 0)` : column(k.sort);
+      extra.push(raw(`${sorted} as ${alias(orderAlias(i))}`));
     });
   // `addSelect` on a builder without an explicit selection would select only the extras: keep `alias.*` then.
   qb.addSelect(selectsExplicitly(qb) ? extra : [`${qb.alias}.*`, ...extra]);

@@ -54,7 +54,9 @@ function shapeProblem(em: EntityManager, meta: EntityMetadata): string | undefin
     if (typeof (qb as unknown as Record<string, unknown>)[name] !== 'function')
       return `QueryBuilder.${name}() is missing`;
   const connection = connectionOf(qb) as unknown as Record<string, unknown>;
-  for (const name of [...CONNECTION_METHODS, 'execute'])
+  // mysql-statement.ts: MySQL and MariaDB statements run as prepared statements on the driver's mysql2 pool.
+  const mysql = dialectOf(em.getPlatform()) === 'mysql' ? ['getNativeClient'] : [];
+  for (const name of [...CONNECTION_METHODS, ...mysql, 'execute'])
     if (typeof connection[name] !== 'function') return `the SQL connection has no ${name}() method`;
   if (typeof (connection.config as { get?: unknown } | undefined)?.get !== 'function')
     return 'the SQL connection has no config';

@@ -12,12 +12,17 @@ import type { StatementGuard } from './statement-guard.ts';
 export const ESTIMATE_PREFIX = 'explain (format json) ';
 
 /**
- * Refuse `count=estimated` where the database offers no row estimate; throws `invalid_parameter` before any query.
- * SQLite's planner gives no row estimates, and a silent exact count would run the full scan the client asked to avoid.
+ * Refuse `count=estimated` where listql offers no row estimate; throws `invalid_parameter` before any query.
+ * SQLite's planner gives no row estimates; MySQL's and MariaDB's EXPLAIN gives rows examined per table, not rows
+ * returned, often far off for a filtered scope. A silent exact count would run the full scan the client asked to avoid.
  */
 export function checkEstimateAvailable(bound: BoundSchema): void {
-  if (dialectOf(bound.platform) !== 'postgresql')
-    throw invalidParameter('count', 'estimated counts are not available on SQLite; use count=true');
+  const dialect = dialectOf(bound.platform);
+  if (dialect !== 'postgresql')
+    throw invalidParameter(
+      'count',
+      `estimated counts are not available on ${dialect === 'sqlite' ? 'SQLite' : 'MySQL or MariaDB'}; use count=true`,
+    );
 }
 
 /**

@@ -5,7 +5,7 @@ import { isListError, ListError } from '../errors.ts';
 import { dialectOf, isMariaDb } from '../plan/dialect.ts';
 import { bindStatement } from './bound-sql.ts';
 import { checkExecutionRoute } from './compat.ts';
-import { type ConnectionExecute, type ConnectionInternals, connectionOf, useConnection } from './internals.ts';
+import { type ConnectionExecute, type ConnectionInternals, wrapConnection } from './internals.ts';
 import { type MysqlPool, mysqlQuery } from './mysql-statement.ts';
 import { guardedQuery, type StatementGuard, statementGuard } from './statement-guard.ts';
 
@@ -99,18 +99,18 @@ async function failSafely<T>(run: () => Promise<T>): Promise<T> {
  * session context, caching, logging, row mapping), but hand its SQL to a connection that binds parameters.
  */
 function withBoundParameters<Q extends QueryBuilder<any>>(qb: Q, guard: StatementGuard | undefined, prefix = ''): Q {
-  const connection = connectionOf(qb);
-  const execute: ConnectionExecute = (query, params, method, ctx, loggerContext) =>
-    executeBound(connection, query, params, method ?? 'all', ctx, loggerContext, guard, prefix);
-  const bound = new Proxy(connection, {
-    get(target, key) {
-      if (key === 'execute') return execute;
-      const member = Reflect.get(target, key, target);
-      // Bind to the real connection: its methods read private fields, which a proxy receiver lacks.
-      return typeof member === 'function' ? member.bind(target) : member;
-    },
+  wrapConnection(qb, (connection) => {
+    const execute: ConnectionExecute = (query, params, method, ctx, loggerContext) =>
+      executeBound(connection, query, params, method ?? 'all', ctx, loggerContext, guard, prefix);
+    return new Proxy(connection, {
+      get(target, key) {
+        if (key === 'execute') return execute;
+        const member = Reflect.get(target, key, target);
+        // Bind to the real connection: its methods read private fields, which a proxy receiver lacks.
+        return typeof member === 'function' ? member.bind(target) : member;
+      },
+    });
   });
-  useConnection(qb, bound);
   return qb;
 }
 
@@ -159,10 +159,11 @@ async function executeBound(
 
 /** The mysql2 pool behind a MikroORM MySQL or MariaDB connection. */
 async function nativePool(connection: ConnectionInternals): Promise<MysqlPool> {
-  const pool = await connection.getNativeClient?.();
-  if (!pool || typeof (pool as MysqlPool).getConnection !== 'function')
-    throw new Error('listql: the MySQL connection does not expose its mysql2 pool');
-  return pool as MysqlPool;
+  const pool = (await connection.getNativeClient?.()) as MysqlPool | undefined;
+  // mysql-statement.ts finds the connection Kysely lent by its thread id among the pool's connections.
+  if (typeof pool?.getConnection !== 'function' || typeof pool._allConnections?.toArray !== 'function')
+    throw new Error("listql: the MySQL connection does not expose its mysql2 pool and the pool's connections");
+  return pool;
 }
 
 /** Turn a QueryBuilder into its count query in place: each root row once, no order, limit or offset. */

@@ -1,7 +1,7 @@
 import type { EntityMetadata, MetadataStorage, Platform } from '@mikro-orm/core';
 import type { BoundRelation, BoundSchema, Operator } from '../bind/types.ts';
 import { linkOf } from '../plan/correlate.ts';
-import type { Dialect } from '../plan/dialect.ts';
+import { type Dialect, isMariaDb } from '../plan/dialect.ts';
 import { foldedColumn } from '../plan/like.ts';
 
 /** One column of an advised index, in index order. */
@@ -19,7 +19,7 @@ export interface IndexColumn {
  * endpoint (keyset pages seek instead of scanning); `correlation` indexes serve the correlated sub-queries of
  * relation filters (`reviews/any(…)`, `author/name eq …`), which look rows up by these columns once per outer row;
  * `case-insensitive` indexes are expression indexes on the folded column that serve `ieq` (and `istartswith` on
- * PostgreSQL).
+ * PostgreSQL; none on MySQL and MariaDB).
  */
 export interface IndexAdvice {
   readonly reason: 'sort' | 'correlation' | 'case-insensitive';
@@ -27,7 +27,7 @@ export interface IndexAdvice {
   readonly serves: string;
   readonly table: string;
   readonly columns: readonly IndexColumn[];
-  /** `create index if not exists …` for the engine's dialect. */
+  /** `create index if not exists …` for the engine's dialect (MySQL: `create index …`, it has no `if not exists`). */
   readonly ddl: string;
   /** Caveats for this dialect, e.g. an order no index on this dialect can serve. */
   readonly note?: string;
@@ -48,7 +48,7 @@ export function adviseIndexes(bound: BoundSchema, dialect: Dialect, metadata: Me
   };
   sortAdvice(bound, dialect, push);
   foldedAdvice(bound, dialect, push);
-  correlationAdvice(bound, '', metadata, new Set(), push);
+  correlationAdvice(bound, dialect, '', metadata, new Set(), push);
   return out;
 }
 
@@ -70,10 +70,7 @@ function sortAdvice(bound: BoundSchema, dialect: Dialect, push: Push): void {
         ? { column: field.column, direction, nulls: 'last' }
         : { column: field.column, direction };
       const columns = [lead, ...tieBreaker(field.column)];
-      const note =
-        nullable && dialect === 'sqlite' && direction === 'asc'
-          ? 'SQLite sorts NULLs first in ascending indexes, so no index serves this order with NULLs last'
-          : undefined;
+      const note = sortNote(dialect, nullable, direction);
       push({
         reason: 'sort',
         serves: `sort=${direction === 'desc' ? '-' : ''}${field.publicName}`,
@@ -85,12 +82,29 @@ function sortAdvice(bound: BoundSchema, dialect: Dialect, push: Push): void {
   }
 }
 
+/** The caveat of a sort index on a dialect, if any. */
+function sortNote(dialect: Dialect, nullable: boolean, direction: 'asc' | 'desc'): string | undefined {
+  if (dialect === 'sqlite' && nullable && direction === 'asc')
+    return 'SQLite sorts NULLs first in ascending indexes, so no index serves this order with NULLs last';
+  if (dialect === 'mysql' && nullable && direction === 'asc')
+    return (
+      'MySQL and MariaDB sort NULLs first in ascending indexes: listql reads the values and the NULLs of this ' +
+      'order as separate index ranges (an offset page sorts the rows it selects)'
+    );
+  if (dialect === 'mysql' && direction === 'desc')
+    return 'a descending index key needs MySQL 8.0 or MariaDB 10.8 or later (earlier versions ignore `desc`)';
+  return undefined;
+}
+
 /**
  * Advise an expression index on the folded column of each root field that declares an operator it can serve:
  * `ieq` everywhere, `istartswith` on PostgreSQL too (a prefix LIKE under the "C" collation becomes a range scan).
  * SQLite uses no index for GLOB on an expression, so `istartswith`, `icontains` and `iendswith` scan there.
+ * MySQL and MariaDB get none: MariaDB cannot index an expression (an index on a generated column is not used for
+ * the same expression written in a query), so the `i` operators scan there.
  */
 function foldedAdvice(bound: BoundSchema, dialect: Dialect, push: Push): void {
+  if (dialect === 'mysql') return;
   const served: Operator[] = dialect === 'postgresql' ? ['ieq', 'istartswith'] : ['ieq'];
   for (const field of bound.fields.values()) {
     const operators = served.filter((op) => field.operators.has(op));
@@ -104,9 +118,13 @@ function foldedAdvice(bound: BoundSchema, dialect: Dialect, push: Push): void {
   }
 }
 
+const FOREIGN_KEY_NOTE =
+  'InnoDB already indexes the columns of a foreign key constraint: this index is needed only where there is none';
+
 /** Walk the policy's relations (each entity-relation pair once, so cycles end) and advise the inner columns. */
 function correlationAdvice(
   bound: BoundSchema,
+  dialect: Dialect,
   prefix: string,
   metadata: MetadataStorage,
   visited: Set<string>,
@@ -125,9 +143,10 @@ function correlationAdvice(
         serves,
         table: advised.meta.tableName,
         columns: advised.columns.map((column) => ({ column, direction: 'asc' })),
+        ...(dialect === 'mysql' ? { note: FOREIGN_KEY_NOTE } : {}),
       });
     }
-    correlationAdvice(relation.target, `${path}/`, metadata, visited, push);
+    correlationAdvice(relation.target, dialect, `${path}/`, metadata, visited, push);
   }
 }
 
@@ -161,8 +180,11 @@ function ddlOf(platform: Platform, dialect: Dialect, table: string, columns: rea
     if (c.direction === 'desc') text += ' desc';
     // PostgreSQL puts NULLs last in ascending and first in descending indexes unless told; SQLite has no clause
     // for it in an index (NULLs are the smallest value there, so a descending index already has them last).
+    // MySQL and MariaDB have no such clause either, and also sort NULLs as the smallest value.
     if (c.nulls === 'last' && c.direction === 'desc' && dialect === 'postgresql') text += ' nulls last';
     return text;
   });
-  return `create index if not exists ${platform.quoteIdentifier(name)} on ${platform.quoteIdentifier(table)} (${parts.join(', ')})`;
+  // MariaDB and PostgreSQL and SQLite accept `if not exists` on create index; MySQL does not.
+  const create = dialect === 'mysql' && !isMariaDb(platform) ? 'create index' : 'create index if not exists';
+  return `${create} ${platform.quoteIdentifier(name)} on ${platform.quoteIdentifier(table)} (${parts.join(', ')})`;
 }

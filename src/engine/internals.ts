@@ -47,3 +47,24 @@ export function connectionOf(qb: QueryBuilder<any>): ConnectionInternals {
 export function useConnection(qb: QueryBuilder<any>, connection: object): void {
   Object.defineProperty(qb, 'getConnection', { value: () => connection, configurable: true });
 }
+
+/**
+ * Make one QueryBuilder instance run on `wrap(connection)`, where `connection` is the one it picks when it runs:
+ * execute() switches a builder in a transaction to the primary only then (a read replica is never right there).
+ */
+export function wrapConnection(qb: QueryBuilder<any>, wrap: (connection: ConnectionInternals) => object): void {
+  const pick = (qb as unknown as QueryBuilderInternals).getConnection.bind(qb);
+  const wrapped = new WeakMap<ConnectionInternals, object>();
+  Object.defineProperty(qb, 'getConnection', {
+    value: () => {
+      const connection = pick();
+      let bound = wrapped.get(connection);
+      if (!bound) {
+        bound = wrap(connection);
+        wrapped.set(connection, bound);
+      }
+      return bound;
+    },
+    configurable: true,
+  });
+}

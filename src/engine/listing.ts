@@ -18,7 +18,6 @@ import {
 import { invalidParameter } from '../errors.ts';
 import { type AnyQueryBuilder, type ApplyOptions, planInPlace } from '../plan/apply-resolved.ts';
 import { applyRootFilters, prepareFilters, reachesRelation } from '../plan/filters.ts';
-import { keysetBranches, keysetPredicate } from '../plan/keyset.ts';
 import { effectiveSort, mirrorSort, orderByOf } from '../plan/order.ts';
 import { type Paging, resolvePaging } from '../plan/paging.ts';
 import type { ParsedQuery } from '../syntax/ast.ts';
@@ -32,7 +31,7 @@ import { connectionOf, inTransaction, useConnection } from './internals.ts';
 import type { Scope } from './list.ts';
 import { joinsToMany, selectsExplicitly } from './qb-state.ts';
 import { applySearch } from './search.ts';
-import { seeksByUnion, unionPage } from './seek.ts';
+import { seekAfter, seekFirst, seeksByUnion } from './seek.ts';
 import { type Item, serializeRows } from './serialize.ts';
 import { type StatementGuard, statementGuard } from './statement-guard.ts';
 
@@ -168,7 +167,7 @@ export async function openListing<C extends ListContext>(
       const explained: { data?: ExplainedStatement; count?: ExplainedStatement } = {};
       if (data) {
         const qb = data.qb.clone();
-        const continued = after ? continueFrom(scope, data.keys, qb, paging, after, backward) : qb;
+        const continued = continueFrom(scope, data.keys, qb, paging, after, backward);
         explained.data = await explainStatement(continued, 'all');
       }
       if (counter)
@@ -232,7 +231,7 @@ async function fetchPage<C extends ListContext>(
   options: FetchOptions,
 ): Promise<PageData> {
   const backward = after !== undefined && options.backward === true;
-  const qb = after ? continueFrom(scope, keys, planned, paging, after, backward) : planned;
+  const qb = continueFrom(scope, keys, planned, paging, after, backward);
   if (connection) useConnection(qb, connection);
   const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, guard));
 
@@ -298,19 +297,23 @@ function projectItems(items: readonly Item[], keys: ReadonlySet<string>): Item[]
 
 /**
  * Narrow the planned page query to the rows after `at` (or, backward, before it): one predicate, or a UNION ALL of
- * seekable branches. A backward page is the forward plan mirrored: every key's direction and NULL placement flip in
- * the order and in the keyset predicate, so the `limit + 1` rows nearest before the position come first, and an
- * index serving the forward order serves this one read backwards.
+ * seekable branches (see seekAfter); without `at`, the first page (see seekFirst). A backward page is the forward
+ * plan mirrored: every key's direction and NULL placement flip in the order and in the keyset predicate, so the
+ * `limit + 1` rows nearest before the position come first, and an index serving the forward order serves this one
+ * read backwards.
  */
 function continueFrom<C extends ListContext>(
   scope: Scope<C>,
   planned: readonly CursorKey[],
   qb: AnyQueryBuilder,
   paging: Paging,
-  at: readonly CursorValue[],
+  at: readonly CursorValue[] | undefined,
   backward: boolean,
 ): AnyQueryBuilder {
   const { platform } = scope.bound;
+  // A first page: as planned, or on MySQL, seekable parts (see seekFirst).
+  if (at === undefined)
+    return seekFirst(qb, scope.keys.dialect, keysetColumns(qb, planned, platform), planned, platform, paging);
   const keys = backward ? planned.map((k) => ({ ...k, sort: mirrorSort([k.sort])[0]! })) : planned;
   if (backward)
     qb.orderBy(
@@ -321,10 +324,7 @@ function continueFrom<C extends ListContext>(
       ) as never,
     );
   const columns = keysetColumns(qb, keys, platform);
-  const branches = seeksByUnion(scope.keys.dialect, keys) ? keysetBranches(columns, at) : undefined;
-  if (branches) return unionPage(qb, branches, keys, platform, paging.limit + 1);
-  const predicate = keysetPredicate(columns, at);
-  return qb.andWhere(predicate.sql, [...predicate.params]);
+  return seekAfter(qb, scope.keys.dialect, columns, at, keys, platform, paging.limit + 1);
 }
 
 /** The statement an estimated count sends: the rows query behind the EXPLAIN prefix. */

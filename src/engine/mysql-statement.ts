@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import { queryTimeoutError, type StatementGuard } from './statement-guard.ts';
 
 /**
@@ -8,31 +8,62 @@ import { queryTimeoutError, type StatementGuard } from './statement-guard.ts';
  */
 export interface MysqlPool {
   getConnection(cb: (err: Error | null, connection: MysqlConnection) => void): void;
-  /** mysql2 keeps every open connection here (a Denque); used only to find a transaction's connection. */
-  readonly _allConnections?: { toArray(): MysqlConnection[] };
+  readonly config?: { readonly connectionLimit?: number };
+  /** mysql2 keeps every open connection here (a ring queue); read to find the connection a statement runs on. */
+  readonly _allConnections?: MysqlConnectionList;
+  /** mysql2's idle connections; read to tell whether the pool can lend one to a KILL QUERY at once. */
+  readonly _freeConnections?: MysqlConnectionList;
+}
+
+interface MysqlConnectionList {
+  readonly length: number;
+  toArray(): MysqlConnection[];
 }
 
 export interface MysqlConnection {
   readonly threadId: number | null;
-  execute(sql: string, values: unknown[], cb: (err: Error | null, rows: unknown) => void): void;
+  readonly config: object & { readonly stream?: unknown };
+  /** mysql2's PoolConnection class: its parent class opens a connection of listql's own for a KILL QUERY. */
+  readonly constructor: object;
+  execute(sql: string, values: unknown[], cb: (err: Error | null, rows: unknown, fields?: MysqlField[]) => void): void;
   query(sql: string, cb: (err: Error | null, rows: unknown) => void): void;
   unprepare(sql: string): void;
-  release(): void;
+  release?(): void;
+  on?(event: 'error', listener: (err: Error) => void): void;
+  end?(cb?: () => void): void;
+  destroy?(): void;
 }
 
-/** Server error codes of a statement stopped by its time limit (MariaDB's max_statement_time, MySQL's hint). */
-const TIMED_OUT = new Set(['ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT']);
+/** Column metadata mysql2 passes with a result (the members read here). */
+interface MysqlField {
+  readonly name: string;
+  readonly columnType: number;
+  readonly decimals: number;
+}
+
+/** Server error numbers of a statement stopped by its time limit: MariaDB's max_statement_time, MySQL's hint. */
+const TIMED_OUT = new Set([1969, 3024]);
 /** How many prepared statements listql keeps open per connection before it closes the least recently used. */
 const PREPARED_PER_CONNECTION = 64;
+/** A KILL QUERY that lands between the prepare and the execute of a statement is lost: send it again, this often. */
+const KILL_ATTEMPTS = 5;
+const KILL_RETRY_MS = 50;
 
 const prepared = new WeakMap<MysqlConnection, Map<string, true>>();
+/** The mysql2 connection under each of Kysely's connection objects (found once, by thread id). */
+const rawConnections = new WeakMap<object, MysqlConnection>();
 
 /**
  * Run one statement on MySQL or MariaDB as a server-side prepared statement (the values travel in the binary
  * protocol, never in the SQL text), bounded by the guard: the time limit rides on the statement itself
- * (`SET STATEMENT max_statement_time = … FOR` on MariaDB, the `MAX_EXECUTION_TIME` hint on MySQL), and an abort runs
- * `KILL QUERY` for the statement's connection from another pooled connection. The connection goes back to the pool
- * in every case. Inside a caller's transaction the statement runs on that transaction's connection.
+ * (`SET STATEMENT max_statement_time = … FOR` on MariaDB, the `MAX_EXECUTION_TIME` hint on MySQL) and answers
+ * `query_timeout`; an abort sends `KILL QUERY` for the statement's connection from another connection.
+ *
+ * The connection is acquired through Kysely, as MikroORM acquires its own, so `onCreateConnection` and
+ * `onReserveConnection` run for it (session settings such as row-level security variables hold); it goes back to the
+ * pool only once the statement and any KILL sent for it are over, so a KILL never reaches another request's
+ * statement. Inside a caller's transaction the statement runs on that transaction's connection, and an abort answers
+ * only once the statement has stopped (the transaction's next statement waits for it anyway).
  *
  * Each connection keeps at most PREPARED_PER_CONNECTION statements prepared, so no stream of distinct filter
  * shapes can exhaust the server's `max_prepared_stmt_count`.
@@ -47,31 +78,14 @@ export async function mysqlQuery(
   const { signal, timeout } = guard;
   if (signal?.aborted) throw signal.reason;
   const sql = timeout === undefined ? compiled.sql : limited(compiled.sql, timeout, mariaDb);
-  const own = !client.isTransaction;
-  const connection = own ? await acquire(pool) : await transactionConnection(pool, client);
-  let running = true;
-  const stop = () => {
-    if (running && connection.threadId != null) kill(pool, connection.threadId, () => running);
-  };
-  signal?.addEventListener('abort', stop, { once: true });
-  const pending = new Promise<QueryResult<unknown>>((resolve, reject) => {
-    connection.execute(sql, [...compiled.parameters], (err, rows) => {
-      running = false;
-      if (err) reject(err);
-      else resolve({ rows: Array.isArray(rows) ? (rows as unknown[]) : [] });
-    });
-  })
-    .catch((err: unknown) => {
-      const code = (err as { code?: unknown }).code;
-      if (!signal?.aborted && timeout !== undefined && typeof code === 'string' && TIMED_OUT.has(code))
-        throw queryTimeoutError(timeout, err);
-      throw err;
-    })
-    .finally(() => {
-      signal?.removeEventListener('abort', stop);
-      remember(connection, sql);
-      if (own) connection.release();
-    });
+  const values = [...compiled.parameters];
+  const run = (connection: MysqlConnection) => runStatement(pool, connection, sql, values, guard, mariaDb);
+  if (client.isTransaction) return run(await rawConnectionOf(pool, client));
+  const pending = client.connection().execute(async (db) => {
+    const connection = await rawConnectionOf(pool, db);
+    if (signal?.aborted) throw signal.reason;
+    return run(connection);
+  });
   if (!signal) return pending;
   // A caller that went away is answered at once; the killed statement ends and releases its connection quietly.
   pending.catch(() => {});
@@ -83,6 +97,44 @@ export async function mysqlQuery(
   });
 }
 
+/** Run the prepared statement on `connection`; settle once it has ended and any KILL sent for it has returned. */
+function runStatement(
+  pool: MysqlPool,
+  connection: MysqlConnection,
+  sql: string,
+  values: unknown[],
+  guard: StatementGuard,
+  mariaDb: boolean,
+): Promise<QueryResult<unknown>> {
+  const { signal, timeout } = guard;
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  let running = true;
+  let killing: Promise<void> | undefined;
+  const stop = () => {
+    killing ??= kill(pool, connection, () => running);
+  };
+  signal?.addEventListener('abort', stop, { once: true });
+  return new Promise<QueryResult<unknown>>((resolve, reject) => {
+    connection.execute(sql, values, (err, rows, fields) => {
+      running = false;
+      if (err) reject(err);
+      else resolve({ rows: Array.isArray(rows) ? textLike(rows, fields, mariaDb) : [] });
+    });
+  })
+    .catch((err: unknown) => {
+      if (signal?.aborted) throw signal.reason;
+      const errno = (err as { errno?: unknown }).errno;
+      if (timeout !== undefined && typeof errno === 'number' && TIMED_OUT.has(errno))
+        throw queryTimeoutError(timeout, err);
+      throw err;
+    })
+    .finally(async () => {
+      signal?.removeEventListener('abort', stop);
+      remember(connection, sql);
+      await killing;
+    });
+}
+
 /** Put a server-side time limit on one statement, in the same round trip. `timeout` is the server's setting, never client input. */
 function limited(sql: string, timeout: number, mariaDb: boolean): string {
   const ms = Math.max(1, Math.floor(timeout));
@@ -91,37 +143,71 @@ function limited(sql: string, timeout: number, mariaDb: boolean): string {
   return sql.replace(/^\s*select\b/i, (select) => `${select} /*+ MAX_EXECUTION_TIME(${ms}) */`);
 }
 
-function acquire(pool: MysqlPool): Promise<MysqlConnection> {
-  return new Promise((resolve, reject) => {
-    pool.getConnection((err, connection) => (err ? reject(err) : resolve(connection)));
-  });
-}
-
-/** Find the pooled connection a Kysely transaction runs on, by its server thread id. */
-async function transactionConnection(pool: MysqlPool, client: Kysely<any>): Promise<MysqlConnection> {
-  const { rows } = await client.executeQuery<{ id: unknown }>({
-    sql: 'select connection_id() as id',
-    parameters: [],
-    query: { kind: 'SelectQueryNode' } as never,
-    queryId: { queryId: 'listql-connection-id' },
-  } as CompiledQuery<{ id: unknown }>);
-  const id = Number(rows[0]?.id);
+/**
+ * The mysql2 connection a single-connection Kysely (a transaction, or connection().execute()) runs on. Kysely keeps
+ * it private: it is found once per connection by its server thread id among the pool's connections.
+ */
+async function rawConnectionOf(pool: MysqlPool, db: Kysely<any>): Promise<MysqlConnection> {
+  const wrapper = await db.getExecutor().provideConnection(async (connection) => connection);
+  const known = rawConnections.get(wrapper);
+  if (known) return known;
+  const { rows } = await db.executeQuery<{ listql_connection_id: unknown }>(
+    CompiledQuery.raw('select connection_id() as listql_connection_id'),
+  );
+  const id = Number(rows[0]?.listql_connection_id);
   const found = pool._allConnections?.toArray().find((c) => c.threadId === id);
-  // Running the statement anywhere else would leave the transaction; inlining its values is not an option either.
-  if (!found) throw new Error("listql: cannot find the MySQL transaction's connection in the pool");
+  // Running the statement anywhere else would leave the transaction or the session; inlining values is no option.
+  if (!found) throw new Error("listql: cannot find the MySQL connection's mysql2 connection in the pool");
+  rawConnections.set(wrapper, found);
   return found;
 }
 
-/** Stop the statement running on thread `threadId`, from another pooled connection, if it is still running then. */
-function kill(pool: MysqlPool, threadId: number, stillRunning: () => boolean): void {
-  pool.getConnection((err, control) => {
-    if (err) return;
-    if (!stillRunning()) {
-      control.release();
+/**
+ * Stop the statement running on `target`, while it still runs: `KILL QUERY` from an idle pooled connection, or from
+ * a connection of its own when the pool has none idle (the pool may be full of the very statements being stopped).
+ * A KILL that reaches the server between the statement's prepare and execute is forgotten there, so it is sent again
+ * while the statement still runs. Never rejects.
+ */
+async function kill(pool: MysqlPool, target: MysqlConnection, running: () => boolean): Promise<void> {
+  const threadId = target.threadId;
+  if (threadId == null) return;
+  for (let attempt = 0; attempt < KILL_ATTEMPTS && running(); attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, KILL_RETRY_MS));
+    // A thread id the server gave this connection; no client value reaches this text.
+    if (running()) await control(pool, target, `KILL QUERY ${threadId}`, running).catch(() => {});
+  }
+}
+
+function control(pool: MysqlPool, target: MysqlConnection, sql: string, running: () => boolean): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const send = (connection: MysqlConnection, done: () => void) => {
+      if (!running()) {
+        done();
+        resolve();
+        return;
+      }
+      connection.query(sql, (err) => {
+        done();
+        if (err) reject(err);
+        else resolve();
+      });
+    };
+    const idle = pool._freeConnections?.length ?? 0;
+    const room = (pool._allConnections?.length ?? 0) < (pool.config?.connectionLimit ?? 0);
+    if (idle > 0 || room || target.config.stream !== undefined) {
+      pool.getConnection((err, connection) => {
+        if (err) reject(err);
+        else send(connection, () => connection.release?.());
+      });
       return;
     }
-    // A thread id the server gave this connection; no client value reaches this text.
-    control.query(`KILL QUERY ${threadId}`, () => control.release());
+    // mysql2's Connection class (the parent of its PoolConnection), connecting with the pool's own settings.
+    const Connection = Object.getPrototypeOf(target.constructor) as new (options: {
+      config: object;
+    }) => MysqlConnection;
+    const own = new Connection({ config: target.config });
+    own.on?.('error', () => {});
+    send(own, () => own.destroy?.());
   });
 }
 
@@ -138,4 +224,51 @@ function remember(connection: MysqlConnection, sql: string): void {
   const oldest = statements.keys().next().value as string;
   statements.delete(oldest);
   connection.unprepare(oldest);
+}
+
+// mysql2 column types whose binary-protocol values differ from the text protocol's (mysql2/lib/constants/types.js).
+const FLOAT = 4;
+const TIMESTAMP = 7;
+const TIME = 11;
+const DATETIME = 12;
+
+/**
+ * Make prepared-statement rows hold what the text protocol (MikroORM's own qb.execute()) gives, so both paths map to
+ * the same entities: mysql2 reads a FLOAT as its exact single-precision value (0.10000000149011612) where the server
+ * prints it as text (MariaDB: 6 significant digits, `0.1`; MySQL 8: the shortest text that is the same float), and
+ * drops the zeros of a DATETIME/TIMESTAMP/TIME fraction the column declares (`10:00:00` for `10:00:00.000`).
+ */
+function textLike(rows: unknown[], fields: MysqlField[] | undefined, mariaDb: boolean): unknown[] {
+  const fixes: [string, (v: unknown) => unknown][] = [];
+  for (const field of fields ?? []) {
+    if (field.columnType === FLOAT)
+      fixes.push([field.name, (v) => (typeof v === 'number' ? floatText(v, mariaDb) : v)]);
+    else if (
+      (field.columnType === DATETIME || field.columnType === TIMESTAMP || field.columnType === TIME) &&
+      field.decimals > 0 &&
+      field.decimals <= 6
+    )
+      fixes.push([field.name, (v) => (typeof v === 'string' ? padFraction(v, field.decimals) : v)]);
+  }
+  if (fixes.length === 0) return rows;
+  for (const row of rows as Record<string, unknown>[])
+    for (const [name, fix] of fixes) if (name in row) row[name] = fix(row[name]);
+  return rows;
+}
+
+function floatText(v: number, mariaDb: boolean): number {
+  if (!Number.isFinite(v)) return v;
+  if (mariaDb) return Number(v.toPrecision(6));
+  for (let digits = 1; digits < 9; digits++) {
+    const shorter = Number(v.toPrecision(digits));
+    if (Math.fround(shorter) === v) return shorter;
+  }
+  return Number(v.toPrecision(9));
+}
+
+function padFraction(v: string, decimals: number): string {
+  const dot = v.lastIndexOf('.');
+  if (dot === -1) return `${v}.${'0'.repeat(decimals)}`;
+  const have = v.length - dot - 1;
+  return have >= decimals ? v : v + '0'.repeat(decimals - have);
 }

@@ -1,20 +1,80 @@
 import type { Platform } from '@mikro-orm/core';
 import { type CursorKey, orderAlias } from '../cursor/keys.ts';
 import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
-import type { SqlFragment } from '../plan/fragment.ts';
-import { orderByOf } from '../plan/order.ts';
+import type { Dialect } from '../plan/dialect.ts';
+import { type KeysetBranch, type KeysetColumn, keysetBranches, keysetPredicate } from '../plan/keyset.ts';
+import { emulatesNulls, orderByOf, type SortKey } from '../plan/order.ts';
+import type { Paging } from '../plan/paging.ts';
 
 /**
- * Tell whether continuation pages of this sort are sent as a UNION ALL of seekable branches. On PostgreSQL, a
+ * Tell whether continuation pages of this sort are sent as seekable branches (see seekAfter). On PostgreSQL, a
  * nullable key's `k < c or k is null` cannot start an index scan, so every page would scan all rows before the
- * cursor; split into branches, each one seeks on an index over `(k <dir> nulls last, …, pk)`. SQLite reads its
- * pages in-process (the scan costs little) and does not accept parenthesized branches. Sorts through a relation
- * keep the plain predicate.
+ * cursor; split into branches, each one seeks on an index over `(k <dir> nulls last, …, pk)`. On MySQL and
+ * MariaDB the same holds, and a nullable key's emulated NULL placement (`k is null, k asc`) is an order no index
+ * serves: each branch is ordered by plain terms instead. SQLite reads its pages in-process (the scan costs little)
+ * and does not accept parenthesized branches. Sorts through a relation keep the plain predicate.
  */
-export function seeksByUnion(dialect: string, keys: readonly CursorKey[]): boolean {
+export function seeksByUnion(dialect: Dialect, keys: readonly CursorKey[]): boolean {
   // Only root columns: a key through a relation is ordered after a join, which no index on the root can serve, and
   // each branch would repeat the join and the filter's sub-queries for nothing.
-  return dialect === 'postgresql' && keys.some((k) => k.sort.nullable) && keys.every((k) => k.sort.alias === undefined);
+  return (
+    (dialect === 'postgresql' || dialect === 'mysql') &&
+    keys.some((k) => k.sort.nullable) &&
+    keys.every((k) => k.sort.alias === undefined)
+  );
+}
+
+/**
+ * Narrow a planned page query (ordered in `keys`' order, limited to `limit`) to the rows after `at` in that order.
+ *
+ * - PostgreSQL and SQLite: one keyset predicate with row values, or on PostgreSQL, when a root key is nullable, a
+ *   UNION ALL of seekable branches (unionPage).
+ * - MySQL and MariaDB: no row values (MariaDB reads `(a, id) > (?, ?)` as a filter over a full index scan, never a
+ *   range), so the expanded form with its leading bound. With a nullable root key, each branch of the split
+ *   predicate is its own query ordered by plain terms (the keys it holds constant left out), so each seeks; more
+ *   than one branch become a UNION ALL.
+ */
+export function seekAfter(
+  qb: AnyQueryBuilder,
+  dialect: Dialect,
+  columns: readonly KeysetColumn[],
+  at: readonly unknown[],
+  keys: readonly CursorKey[],
+  platform: Platform,
+  limit: number,
+): AnyQueryBuilder {
+  const rowValues = dialect !== 'mysql';
+  if (seeksByUnion(dialect, keys)) {
+    const branches = keysetBranches(columns, at, { rowValues, always: dialect === 'mysql' });
+    if (branches) return unionPage(qb, branches, keys, platform, limit, dialect === 'mysql');
+  }
+  const predicate = keysetPredicate(columns, at, { rowValues });
+  return qb.andWhere(predicate.sql, [...predicate.params]);
+}
+
+/**
+ * Plan a first page (no cursor). On MySQL and MariaDB, a leading nullable root key sorted NULLS LAST ascending has
+ * an emulated order (`k is null, k asc, …`) that no index serves: every first page would sort all the rows it
+ * selects. Sent instead as a UNION ALL of its values (`k is not null`, ordered `k asc, …`) and its NULLs (`k is null`,
+ * ordered by the keys after it), each read in index order up to the limit. Every other first page is `qb` as
+ * planned, and so is an offset page (its rows are counted across both parts).
+ */
+export function seekFirst(
+  qb: AnyQueryBuilder,
+  dialect: Dialect,
+  columns: readonly KeysetColumn[],
+  keys: readonly CursorKey[],
+  platform: Platform,
+  paging: Paging,
+): AnyQueryBuilder {
+  const lead = keys[0]?.sort;
+  if (dialect !== 'mysql' || !lead || !emulatesNulls(lead) || !seeksByUnion(dialect, keys) || paging.offset) return qb;
+  const column = columns[0]!.sql;
+  const branches: KeysetBranch[] = [
+    { sql: `(${column} is not null)`, params: [], settled: 0, nonNull: 1 },
+    { sql: `(${column} is null)`, params: [], settled: 1, nonNull: 0 },
+  ];
+  return unionPage(qb, branches, keys, platform, paging.limit + 1, true);
 }
 
 /**
@@ -23,6 +83,8 @@ export function seeksByUnion(dialect: string, keys: readonly CursorKey[]): boole
  * selected sort columns and keeps the first `limit + 1`. The branches are disjoint and together are exactly the
  * rows after the cursor, so the page equals the one the plain predicate gives. A backward page passes mirrored keys
  * (see mirrorSort) and the mirrored branches: the outer query then orders as its branches do, NULLS FIRST included.
+ * With `plainOrder` (MySQL, MariaDB), each branch is ordered by branchOrder's plain terms, and a single branch is
+ * the page query itself.
  *
  * @example
  * // select * from ((select … where … and ("b"."score" < $1) order by "b"."score" desc nulls last, "b"."id" limit $2)
@@ -31,12 +93,29 @@ export function seeksByUnion(dialect: string, keys: readonly CursorKey[]): boole
  */
 export function unionPage(
   qb: AnyQueryBuilder,
-  branches: readonly SqlFragment[],
+  branches: readonly KeysetBranch[],
   keys: readonly CursorKey[],
   platform: Platform,
   limit: number,
+  plainOrder = false,
 ): AnyQueryBuilder {
-  const parts = branches.map((branch) => qb.clone().andWhere(branch.sql, [...branch.params]));
+  const parts = branches.map((branch) => {
+    const part = branches.length === 1 ? qb : qb.clone();
+    part.andWhere(branch.sql, [...branch.params]);
+    if (plainOrder)
+      part.orderBy(
+        orderByOf(
+          platform,
+          qb.alias,
+          branchOrder(
+            keys.map((k) => k.sort),
+            branch,
+          ),
+        ) as never,
+      );
+    return part;
+  });
+  if (parts.length === 1) return parts[0]!;
   const [first, ...rest] = parts as [AnyQueryBuilder, ...AnyQueryBuilder[]];
   const outer = qb.clone(true);
   outer.from(first.unionAll(...rest), qb.alias);
@@ -44,4 +123,19 @@ export function unionPage(
   outer.orderBy(orderByOf(platform, qb.alias, order));
   outer.limit(limit);
   return outer;
+}
+
+/**
+ * The order of one branch, equal to the whole order on the branch's rows: the keys it holds constant are left out,
+ * and the keys it compares cannot be NULL there, so they need no NULL placement (on MySQL and MariaDB, no emulated
+ * `k is null` term: an index on the keys serves the branch's order and its range at once).
+ *
+ * @example branchOrder([score asc nullable, id asc], branch `score = ? and id > ?`) // [id asc]
+ */
+export function branchOrder<K extends SortKey>(keys: readonly K[], branch: KeysetBranch): K[] {
+  return keys.slice(branch.settled).map((key, i) => {
+    if (i >= branch.nonNull || !key.nullable) return key;
+    const { nullsFirst: _, ...rest } = key;
+    return { ...rest, nullable: false } as K;
+  });
 }

@@ -103,15 +103,16 @@ function compileShape(filter: ResolvedFilter, count: number, ctx: PredicateConte
   const compiled = compileFilter(masked, relations ? { ...ctx, relations } : ctx);
   if (!keyable || compiled.sql.includes(MARK)) return undefined;
   const slots: Slot[] = [];
-  let seen = 0;
+  const seen = new Set<number>();
   for (const param of compiled.params) {
     const slot = slotOf(param, count);
     if (!slot) return undefined;
-    if (slot.kind !== 'const') seen++;
+    if (slot.kind !== 'const') seen.add(slot.index);
     slots.push(slot);
   }
-  // Every literal must have landed in exactly one parameter; anything else is not a shape we understand.
-  return seen === count ? { sql: compiled.sql, aliases, slots, conditions } : undefined;
+  // Every literal must have landed in a parameter (MySQL's startswith binds its pattern twice: under the collation
+  // for the index range, then on the bytes); anything else is not a shape we understand.
+  return seen.size === count ? { sql: compiled.sql, aliases, slots, conditions } : undefined;
 }
 
 function slotOf(param: unknown, count: number): Slot | undefined {

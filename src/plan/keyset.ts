@@ -71,11 +71,30 @@ export function keysetPredicate(
   return { sql: `(${any.sql})`, params: any.params };
 }
 
+/** Options of keysetBranches. */
+export interface KeysetBranchOptions extends KeysetOptions {
+  /**
+   * Give the branches even when no key needs splitting (a single branch included), so the caller can order each one
+   * on its own (MySQL and MariaDB, see KeysetBranch). Without it, undefined says the plain predicate will do.
+   */
+  readonly always?: boolean;
+}
+
+/**
+ * One branch of a split keyset predicate, and what it fixes about the sort keys, so the branch can be ordered with
+ * plain terms an index serves: its first `settled` keys are constant in the branch (`k = c` or `k is null`), the
+ * `nonNull` keys after them cannot be NULL in it (the branch compares them), the rest vary as in the whole order.
+ */
+export interface KeysetBranch extends SqlFragment {
+  readonly settled: number;
+  readonly nonNull: number;
+}
+
 /**
  * Split "row comes strictly after the cursor" into disjoint branches whose union is the keyset predicate, each a
  * conjunction an index on the keys can seek to: a nullable key's AFTER becomes two branches (`k < c` and
  * `k is null`) instead of one `or`. Returns undefined when no key needs that split (the predicate is then already
- * seekable, or has a single branch).
+ * seekable, or has a single branch), unless `always` asks for the branches anyway.
  *
  * @example keysetBranches([score desc nullable, id asc], [5, 9])
  * // ("p"."score" < ?), ("p"."score" is null), ("p"."score" = ? and "p"."id" > ?): each seeks on (score desc nulls last, id)
@@ -83,29 +102,35 @@ export function keysetPredicate(
 export function keysetBranches(
   columns: readonly KeysetColumn[],
   values: readonly unknown[],
-): SqlFragment[] | undefined {
+  options: KeysetBranchOptions = {},
+): KeysetBranch[] | undefined {
   if (columns.length !== values.length) throw new Error('listql: keyset columns and values differ in number');
-  const units = unitsOf(columns, values, true);
-  const branches: SqlFragment[] = [];
+  const units = unitsOf(columns, values, options.rowValues ?? true);
+  const branches: KeysetBranch[] = [];
   const equal: SqlFragment[] = [];
   let split = false;
-  const branch = (last: SqlFragment) =>
-    branches.push(equal.length === 0 ? last : joinFragments([...equal, last], ' and '));
+  let offset = 0;
+  const branch = (last: SqlFragment, settled: number, nonNull: number) => {
+    const { sql, params } = equal.length === 0 ? last : joinFragments([...equal, last], ' and ');
+    branches.push({ sql: `(${sql})`, params, settled, nonNull });
+  };
   for (const unit of units) {
     const value = unit.values[0];
     if (unit.nullable && unit.nullsFirst && value === null) {
       split = true;
-      branch({ sql: `${unit.columns[0]!.sql} is not null`, params: [] });
+      branch({ sql: `${unit.columns[0]!.sql} is not null`, params: [] }, offset, 1);
     } else if (!(unit.nullable && value === null)) {
-      branch(compare(unit, unit.direction === 'asc' ? '>' : '<'));
+      branch(compare(unit, unit.direction === 'asc' ? '>' : '<'), offset, unit.columns.length);
       if (unit.nullable && !unit.nullsFirst) {
         split = true;
-        branch({ sql: `${unit.columns[0]!.sql} is null`, params: [] });
+        branch({ sql: `${unit.columns[0]!.sql} is null`, params: [] }, offset + 1, 0);
       }
     }
     equal.push(equalOf(unit));
+    offset += unit.columns.length;
   }
-  return split && branches.length > 1 ? branches.map((b) => ({ sql: `(${b.sql})`, params: b.params })) : undefined;
+  if (options.always) return branches.length > 0 ? branches : undefined;
+  return split && branches.length > 1 ? branches : undefined;
 }
 
 function unitsOf(columns: readonly KeysetColumn[], values: readonly unknown[], rowValues: boolean): Unit[] {

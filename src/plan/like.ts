@@ -3,17 +3,20 @@ import type { ResolvedLike } from '../bind/types.ts';
 import type { Dialect } from './dialect.ts';
 import type { SqlFragment } from './fragment.ts';
 
-/** Escape LIKE's wildcards (`%`, `_`) and the escape character itself, for `LIKE … ESCAPE '\'`. */
-export function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 /**
- * Escape LIKE's wildcards with `!` as the escape character, for `LIKE … ESCAPE '!'` on MySQL and MariaDB, whose
- * string literals would read a backslash differently under the NO_BACKSLASH_ESCAPES SQL mode.
+ * Escape LIKE's wildcards (`%`, `_`) and the escape character itself, for `LIKE … ESCAPE '\'`, or with another
+ * single escape character. `!` suits every dialect: `like ? escape '!'` is written alike on SQLite, PostgreSQL, MySQL
+ * and MariaDB, whereas a backslash inside a MySQL string literal is itself an escape.
+ *
+ * @example escapeLike('50%_off') // '50\\%\\_off'
+ * @example escapeLike('50%!', '!') // '50!%!!'
  */
-export function escapeLikeBang(value: string): string {
-  return value.replace(/[!%_]/g, (c) => `!${c}`);
+export function escapeLike(value: string, escapeCharacter = '\\'): string {
+  if ([...escapeCharacter].length !== 1 || escapeCharacter === '%' || escapeCharacter === '_')
+    throw new TypeError('escapeLike: the escape must be one character other than % and _');
+  let out = '';
+  for (const c of value) out += c === '%' || c === '_' || c === escapeCharacter ? escapeCharacter + c : c;
+  return out;
 }
 
 /** Escape a value for the pattern syntax listql's own substring tests use on `dialect`. */
@@ -22,7 +25,7 @@ export function escapePattern(dialect: Dialect, value: string): string {
     case 'sqlite':
       return escapeGlob(value);
     case 'mysql':
-      return escapeLikeBang(value);
+      return escapeLike(value, '!');
     default:
       return escapeLike(value);
   }
@@ -81,7 +84,7 @@ export function likeFragment(
     case 'sqlite':
       return { sql: `${subject} glob ?`, params: [wrap(operator, escapeGlob(text), '*')] };
     case 'mysql': {
-      const pattern = wrap(operator, escapeLikeBang(text), '%');
+      const pattern = wrap(operator, escapeLike(text, '!'), '%');
       const exact = `binary ${subject} like ? escape '!'`;
       if (operator !== 'startswith') return { sql: exact, params: [pattern] };
       return { sql: `(${column} like ? escape '!' and ${exact})`, params: [pattern, pattern] };

@@ -2,6 +2,7 @@ import type { Platform } from '@mikro-orm/core';
 import { QueryOrder, raw } from '@mikro-orm/sql';
 import type { BoundSchema, ResolvedSortTerm } from '../bind/types.ts';
 import { ListError } from '../errors.ts';
+import { dialectOf } from './dialect.ts';
 import { type JoinAliasOf, toManySort } from './joins.ts';
 
 /**
@@ -80,18 +81,30 @@ type OrderEntry = Record<string, QueryOrder>;
 /**
  * Build the `orderBy()` argument for sort keys on the root `alias`. NULLs sort last in both directions (first in
  * a mirrored order, see mirrorSort):
- * nullable columns say so (`asc nulls last`, which MikroORM emulates where the dialect lacks it); NOT NULL
- * columns get a plain `asc`/`desc` so an index can serve the order, backward scans included.
+ * nullable columns say so (`asc nulls last`); NOT NULL columns get a plain `asc`/`desc` so an index can serve the
+ * order, backward scans included. MySQL and MariaDB have no NULLS LAST: there NULLs are the smallest value, so
+ * `desc nulls last` and `asc nulls first` are their plain order (an index serves it), and only the other two get
+ * MikroORM's emulation, a leading `col is null` (`col is not null`) term that no index serves.
  */
 export function orderByOf(platform: Platform, alias: string, keys: readonly SortKey[]): OrderEntry[] {
+  const nullsLowest = dialectOf(platform) === 'mysql';
   return keys.map((key) => {
     const column = raw(platform.quoteIdentifier(`${key.alias ?? alias}.${key.column}`));
-    return { [column]: direction(key) } as OrderEntry;
+    return { [column]: direction(key, nullsLowest) } as OrderEntry;
   });
 }
 
-function direction(key: SortKey): QueryOrder {
-  if (!key.nullable) return key.direction === 'asc' ? QueryOrder.ASC : QueryOrder.DESC;
+/**
+ * Tell whether a nullable key's NULL placement needs more than a plain `asc`/`desc` on a dialect where NULLs are
+ * the smallest value (MySQL, MariaDB): NULLs last ascending, or first descending.
+ */
+export function emulatesNulls(key: Pick<SortKey, 'nullable' | 'direction' | 'nullsFirst'>): boolean {
+  return key.nullable && (key.direction === 'asc') !== (key.nullsFirst === true);
+}
+
+function direction(key: SortKey, nullsLowest: boolean): QueryOrder {
+  if (!key.nullable || (nullsLowest && !emulatesNulls(key)))
+    return key.direction === 'asc' ? QueryOrder.ASC : QueryOrder.DESC;
   if (key.nullsFirst) return key.direction === 'asc' ? QueryOrder.ASC_NULLS_FIRST : QueryOrder.DESC_NULLS_FIRST;
   return key.direction === 'asc' ? QueryOrder.ASC_NULLS_LAST : QueryOrder.DESC_NULLS_LAST;
 }

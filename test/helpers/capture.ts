@@ -1,8 +1,10 @@
 /**
  * Record what actually reaches the database drivers: the SQL text and the bound values of every statement
- * sent through `pg` (Client#query) and better-sqlite3 (Statement#all/get/run/iterate). Patches are undone after.
+ * sent through `pg` (Client#query), better-sqlite3 (Statement#all/get/run/iterate) and mysql2 (Connection#execute
+ * for prepared statements, Connection#query for text ones). Patches are undone after.
  */
 import { createRequire } from 'node:module';
+import mysql from 'mysql2';
 import pg from 'pg';
 
 // better-sqlite3 ships no types and is only reached through MikroORM's SQLite driver, so load it untyped.
@@ -27,11 +29,27 @@ function patch(target: any, name: string, wrap: (original: Method) => Method): (
 }
 
 /**
- * Tell whether a statement is one the statement timeout wraps around each PostgreSQL query (`begin; set local
- * statement_timeout …`, `rollback`), not a data or count query.
+ * Tell whether a statement is one the statement guard runs around a query, not a data or count query: on PostgreSQL
+ * the statement timeout's `begin; set local statement_timeout …` and `rollback`; on MySQL and MariaDB the
+ * `select connection_id()` that finds a connection and the `KILL QUERY` of an abort.
  */
 export function isGuardStatement(sql: string): boolean {
-  return sql.startsWith('begin; set local statement_timeout') || sql === 'rollback';
+  return (
+    sql.startsWith('begin; set local statement_timeout') ||
+    sql === 'rollback' ||
+    /^select connection_id\(\) as listql_connection_id$/.test(sql) ||
+    /^KILL QUERY \d+$/.test(sql)
+  );
+}
+
+/**
+ * The statement without the time limit MariaDB and MySQL statements carry (`SET STATEMENT max_statement_time = … FOR`,
+ * the `MAX_EXECUTION_TIME` hint), so that tests read the query itself on every dialect.
+ */
+export function withoutTimeLimit(sql: string): string {
+  return sql
+    .replace(/^SET STATEMENT max_statement_time = [\d.]+ FOR /, '')
+    .replace(/^(select) \/\*\+ MAX_EXECUTION_TIME\(\d+\) \*\/ /i, '$1 ');
 }
 
 /**
@@ -46,7 +64,24 @@ export async function captureDriver<T>(
   const probe = new Database(':memory:');
   const statementProto = Object.getPrototypeOf(probe.prepare('select 1'));
   probe.close();
+  const record = (sql: string, values: readonly unknown[]) => {
+    if (options.guards) calls.push({ sql, values: [...values] });
+    else if (!isGuardStatement(sql)) calls.push({ sql: withoutTimeLimit(sql), values: [...values] });
+  };
   const restore = [
+    ...['execute', 'query'].map((name) =>
+      patch(
+        mysql.Connection.prototype,
+        name,
+        (original) =>
+          function (this: unknown, sql: any, values?: any, ...rest: any[]) {
+            const text = typeof sql === 'string' ? sql : String(sql?.sql ?? '');
+            const vals = Array.isArray(values) ? values : Array.isArray(sql?.values) ? sql.values : [];
+            record(text, vals);
+            return original.call(this, sql, values, ...rest);
+          },
+      ),
+    ),
     patch(
       pg.Client.prototype,
       'query',
@@ -54,7 +89,7 @@ export async function captureDriver<T>(
         function (this: unknown, config: any, values?: any, ...rest: any[]) {
           const sql = typeof config === 'string' ? config : String(config?.text ?? '');
           const vals = Array.isArray(values) ? values : (config?.values ?? []);
-          if (options.guards || !isGuardStatement(sql)) calls.push({ sql, values: [...vals] });
+          record(sql, vals);
           return original.call(this, config, values, ...rest);
         },
     ),
@@ -65,7 +100,7 @@ export async function captureDriver<T>(
         (original) =>
           function (this: { source: string }, ...args: any[]) {
             const values = args.length === 1 && Array.isArray(args[0]) ? args[0] : args;
-            calls.push({ sql: this.source, values: [...values] });
+            record(this.source, values);
             return original.apply(this, args);
           },
       ),

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import type { EntityManager, EntitySchema, MikroORM } from '@mikro-orm/core';
+import type { EntityManager, EntityMetadata, EntityProperty, EntitySchema, MikroORM, Platform } from '@mikro-orm/core';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { suite, type Test } from 'uvu';
@@ -178,7 +178,13 @@ export async function openDatabase(
   const { MikroORM } =
     dialect === 'postgresql' ? await import('@mikro-orm/postgresql') : await import('@mikro-orm/mariadb');
   try {
-    const orm = await MikroORM.init({ entities: [...entities], clientUrl: created.url, debug: false, ...options });
+    const orm = await MikroORM.init({
+      entities: [...entities],
+      clientUrl: created.url,
+      debug: false,
+      ...options,
+      ...(dialect === 'mariadb' ? { discovery: microsecondDateTimes(options['discovery']) } : {}),
+    });
     await orm.schema.create();
     return {
       dialect,
@@ -193,6 +199,42 @@ export async function openDatabase(
     await created.drop();
     throw err;
   }
+}
+
+type Discovery = { onMetadata?: (meta: EntityMetadata, platform: Platform) => Promise<void> | void } & Record<
+  string,
+  unknown
+>;
+
+/**
+ * MikroORM's MySQL/MariaDB platform gives a `datetime` property without a `length` a DATETIME(0) column (whole
+ * seconds), where SQLite and PostgreSQL keep microseconds. The precision of a column is the application's choice;
+ * the tests store date-times alike on every dialect, so on MariaDB a date-time property that states no length
+ * (and a `datetime`/`timestamp` columnType without one) gets 6 fractional digits. Pass the result as the ORM's
+ * `discovery` option; `discovery` (if any) is kept and its own onMetadata still runs.
+ */
+export function microsecondDateTimes(discovery?: unknown): Discovery {
+  const own = (discovery ?? {}) as Discovery;
+  return {
+    ...own,
+    async onMetadata(meta, platform) {
+      for (const prop of Object.values(meta.properties) as EntityProperty[]) {
+        if (prop.length != null || !isDateTime(prop)) continue;
+        prop.length = 6;
+        const declared = prop.columnTypes?.[0];
+        if (declared && /^(datetime|timestamp)$/i.test(declared)) prop.columnTypes = [`${declared}(6)`];
+      }
+      await own.onMetadata?.(meta, platform);
+    },
+  };
+}
+
+function isDateTime(prop: EntityProperty): boolean {
+  if (prop.kind !== 'scalar') return false;
+  const type = prop.type as unknown;
+  const name = typeof type === 'function' ? type.name : typeof type === 'string' ? type : type?.constructor?.name;
+  if (/^(datetime|DateTimeType|timestamp)$/i.test(name ?? '')) return true;
+  return name === 'Date' || (name === undefined && prop.runtimeType === 'Date');
 }
 
 /** The context every dialect suite's tests receive. */

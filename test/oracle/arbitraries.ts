@@ -8,7 +8,7 @@ import { writeLiteral } from './literals.ts';
 import type { EntitySpec, FieldSpec, RelationSpec } from './model.ts';
 import { poolOf } from './pools.ts';
 import type { GenSortTerm } from './sort.ts';
-import type { Kind, Value } from './values.ts';
+import { type Collation, type DbModel, type Kind, MODELLED_CHARACTERS, type Value } from './values.ts';
 
 /** Shape bounds of generated filters, kept inside the default limits (nodes 100, depth 16, quantifiers 4). */
 export interface ShapeOptions {
@@ -18,10 +18,17 @@ export interface ShapeOptions {
   readonly hops: number;
   /** Nesting of any/all. */
   readonly quantifiers: number;
+  /**
+   * The collation of the database's string columns. Under `general_ci` random string literals keep to the
+   * characters the oracle models that collation for (values.ts), so the reference never compares by guesswork.
+   */
+  readonly strings?: Collation;
+  /** The years date and date-time literals stay within (the column types' range, values.ts DbModel); 1–9999 if unset. */
+  readonly dateTimeYears?: readonly [number, number];
 }
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
-const WILD = fc.constantFrom('%', '_', '\\', '*', '?', '[', ']', "'", 'a', 'A', 'é', '😀', ' ', 'ß');
+const WILD = fc.constantFrom('%', '_', '\\', '*', '?', '[', ']', "'", 'a', 'A', 'é', '😀', ' ', 'ß', '!');
 const HIGH_PRECISION = [
   '10.500000000000000001',
   '10.499999999999999999',
@@ -32,12 +39,23 @@ const HIGH_PRECISION = [
   '123.4500000000000000000001',
 ];
 
+/** The shape options that keep generated literals inside what database `db` models and holds. */
+export function shapeFor(db: DbModel): Pick<ShapeOptions, 'strings' | 'dateTimeYears'> {
+  return db.dateTimeYears ? { strings: db.strings, dateTimeYears: db.dateTimeYears } : { strings: db.strings };
+}
+
 /** Values of a kind that the data may not hold: near the type's edges, or random. */
-function edgeValue(kind: Kind): fc.Arbitrary<Value> {
+function edgeValue(
+  kind: Kind,
+  strings: Collation = 'binary',
+  years: readonly [number, number] = [1, 9999],
+): fc.Arbitrary<Value> {
   switch (kind) {
     case 'string':
       return fc.oneof(
-        fc.string({ unit: 'binary', maxLength: 8 }).filter((s) => !CONTROL.test(s)),
+        strings === 'binary'
+          ? fc.string({ unit: 'binary', maxLength: 8 }).filter((s) => !CONTROL.test(s))
+          : fc.string({ unit: fc.constantFrom(...MODELLED_CHARACTERS), maxLength: 8 }),
         fc.string({ unit: WILD, maxLength: 6 }),
         fc.constantFrom('ab'.repeat(1000), `${'x'.repeat(299)}%`),
       );
@@ -60,14 +78,18 @@ function edgeValue(kind: Kind): fc.Arbitrary<Value> {
     }
     case 'float':
       return fc.double({ noNaN: true, noDefaultInfinity: true });
-    case 'date':
-      return fc
-        .date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T00:00:00Z'), noInvalidDate: true })
-        .map((d) => d.toISOString().slice(0, 10));
-    case 'datetime':
-      return fc
-        .date({ min: new Date('0001-01-02T00:00:00Z'), max: new Date('9999-12-30T23:59:59.999Z'), noInvalidDate: true })
-        .map((d) => d.getTime());
+    case 'date': {
+      const min = new Date(`${String(years[0]).padStart(4, '0')}-01-01T00:00:00Z`);
+      const max = new Date(`${String(years[1]).padStart(4, '0')}-12-31T00:00:00Z`);
+      return fc.date({ min, max, noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+    }
+    case 'datetime': {
+      // A day inside the range on each side, so every offset spelling of the literal stays in range too.
+      const [from, to] = years;
+      const min = new Date(`${String(from).padStart(4, '0')}-01-02T00:00:00Z`);
+      const max = new Date(`${String(to).padStart(4, '0')}-12-30T23:59:59.999Z`);
+      return fc.date({ min, max, noInvalidDate: true }).map((d) => d.getTime());
+    }
     default: {
       const never: never = kind;
       throw new Error(`oracle: unknown kind ${String(never)}`);
@@ -85,10 +107,14 @@ function placePoint(digits: bigint, scale: number): string {
 }
 
 /** A literal of a field's kind: usually a value the data holds, sometimes an edge value, in any spelling. */
-export function literalArb(field: FieldSpec): fc.Arbitrary<GenLiteral> {
+export function literalArb(
+  field: FieldSpec,
+  strings?: Collation,
+  years?: readonly [number, number],
+): fc.Arbitrary<GenLiteral> {
   const value = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...poolOf(field.kind)) },
-    { weight: 1, arbitrary: edgeValue(field.kind) },
+    { weight: 1, arbitrary: edgeValue(field.kind, strings, years) },
   );
   return fc.tuple(value, fc.nat(60)).map(([v, variant]) => ({ value: v, text: writeLiteral(field.kind, v, variant) }));
 }
@@ -97,8 +123,8 @@ export function literalArb(field: FieldSpec): fc.Arbitrary<GenLiteral> {
  * A string literal for a case-insensitive operator: a value from the data or an edge value, often with the case of
  * some letters flipped (ASCII or not), so that folding is what decides the match.
  */
-function caseLiteralArb(field: FieldSpec): fc.Arbitrary<GenLiteral> {
-  return fc.tuple(literalArb(field), fc.nat(3)).map(([literal, flip]) => {
+function caseLiteralArb(field: FieldSpec, strings?: Collation): fc.Arbitrary<GenLiteral> {
+  return fc.tuple(literalArb(field, strings), fc.nat(3)).map(([literal, flip]) => {
     if (flip === 0 || typeof literal.value !== 'string') return literal;
     const value = [...literal.value]
       .map((ch, i) => {
@@ -153,21 +179,21 @@ function leafArb(scope: Scope, shape: ShapeOptions): fc.Arbitrary<GenFilter> {
     if (valueOps.length)
       choices.push(
         fc
-          .tuple(fc.constantFrom(...valueOps), literalArb(path.field))
+          .tuple(fc.constantFrom(...valueOps), literalArb(path.field, shape.strings, shape.dateTimeYears))
           .map(([op, literal]) => ({ kind: 'cmp', path, op, literal })),
       );
     const caseOps = CASE_INSENSITIVE_OPS.filter((op) => ops.includes(op));
     const caseChoice =
       caseOps.length > 0
         ? fc
-            .tuple(fc.constantFrom(...caseOps), caseLiteralArb(path.field))
+            .tuple(fc.constantFrom(...caseOps), caseLiteralArb(path.field, shape.strings))
             .map(([op, literal]): GenFilter => ({ kind: 'cmp', path, op, literal }))
         : undefined;
     for (const negated of [false, true])
       if (ops.includes(negated ? 'nin' : 'in'))
         choices.push(
           fc
-            .array(literalArb(path.field), { minLength: 1, maxLength: 6 })
+            .array(literalArb(path.field, shape.strings, shape.dateTimeYears), { minLength: 1, maxLength: 6 })
             .map((literals) => ({ kind: 'in', path, negated, literals })),
         );
     if (ops.includes('null')) choices.push(fc.boolean().map((negated) => ({ kind: 'null', path, negated })));

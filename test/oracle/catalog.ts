@@ -6,7 +6,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { filterable, schema, sortable } from '../../src/policy/index.ts';
 import { Product } from '../fixtures/catalog.ts';
 import type { EntitySpec, FieldSpec, Op, Row } from './model.ts';
-import { drawValue } from './pools.ts';
+import { drawValue, STATUSES } from './pools.ts';
 import { createRandom } from './random.ts';
 import type { Kind } from './values.ts';
 
@@ -54,7 +54,7 @@ export const productSpec: EntitySpec = {
     field('name', 'string', false, 'name', CASE_INSENSITIVE_OPS),
     field('code', 'string', false, 'sku'),
     field('description', 'string', true, 'description', ['ieq', 'istartswith', 'icontains']),
-    field('status', 'enum', false),
+    { ...field('status', 'enum', false), items: STATUSES },
     field('stock', 'integer', true),
     field('views', 'bigint', false),
     field('price', 'decimal', true),

@@ -3,7 +3,9 @@
  * borrowed from the planner. SQL three-valued logic (`null` is UNKNOWN); a row matches when the filter is TRUE.
  *
  * - Comparisons against NULL are UNKNOWN; `in` is an OR of `=`, `not in` an AND of `<>`.
- * - contains/startswith/endswith are case-sensitive substring tests.
+ * - eq/ne/lt/gt/in on strings compare as the column's collation does (values.ts, DbModel): by code point on SQLite
+ *   and PostgreSQL, case-, accent- and trailing-space-blind under MariaDB's utf8mb4_general_ci.
+ * - contains/startswith/endswith are exact substring tests (case, accents and spaces count), whatever the collation.
  * - ieq/ine/icontains/istartswith/iendswith compare both sides with A–Z folded to a–z and every other character
  *   (É, ß, İ …) left as it is, on every dialect.
  * - A path through to-one relations is an EXISTS over the related row (DESIGN §5.3): TRUE when the related row
@@ -16,7 +18,7 @@
  */
 import type { GenFilter, GenPath } from './filter.ts';
 import { type EntitySpec, type RelationSpec, type Row, type Visibility, visible } from './model.ts';
-import { compareValues, type Value } from './values.ts';
+import { BINARY, compareValues, type DbModel, type Value } from './values.ts';
 
 /** TRUE, FALSE or UNKNOWN. */
 export type Truth = boolean | null;
@@ -39,7 +41,7 @@ export function evaluate(filter: GenFilter, row: Row, ctx: EvalContext): Truth {
     case 'cmp':
     case 'in':
     case 'null':
-      return onPath(filter.path, row, ctx, (value) => scalar(filter, value));
+      return onPath(filter.path, row, ctx, (value) => scalar(filter, value, ctx.visibility.db ?? BINARY));
     case 'relNull': {
       // EXISTS over the related row (passing its filters): TRUE or FALSE, never UNKNOWN.
       const end = follow(startOf(filter.variable, row, ctx), filter.hops, ctx.visibility);
@@ -91,12 +93,12 @@ function onPath(path: GenPath, row: Row, ctx: EvalContext, test: (value: Value) 
   return path.hops.length > 0 ? result === true : result;
 }
 
-function scalar(filter: Extract<GenFilter, { kind: 'cmp' | 'in' | 'null' }>, value: Value): Truth {
+function scalar(filter: Extract<GenFilter, { kind: 'cmp' | 'in' | 'null' }>, value: Value, db: DbModel): Truth {
   const kind = filter.path.field.kind;
   if (filter.kind === 'null') return filter.negated ? value !== null : value === null;
   if (value === null) return null;
   if (filter.kind === 'in') {
-    const hit = filter.literals.some((l) => compareValues(kind, value, l.value) === 0);
+    const hit = filter.literals.some((l) => compareValues(kind, value, l.value, db) === 0);
     return filter.negated ? !hit : hit;
   }
   const literal = filter.literal.value;
@@ -118,7 +120,7 @@ function scalar(filter: Extract<GenFilter, { kind: 'cmp' | 'in' | 'null' }>, val
     case 'iendswith':
       return fold(value as string).endsWith(fold(literal as string));
     default: {
-      const c = compareValues(kind, value, literal);
+      const c = compareValues(kind, value, literal, db);
       const results = { eq: c === 0, ne: c !== 0, gt: c > 0, gte: c >= 0, lt: c < 0, lte: c <= 0 };
       return results[filter.op];
     }

@@ -185,7 +185,8 @@ export interface Library {
   readonly reviews: Row[];
 }
 
-const NAMES = ['Ann', 'ann', 'Bob', 'Ü', '%', '_x', "O'Neil", 'a\\b', '', 'Zed', 'Bob', 'Ann'];
+/** Case, accent and trailing-space twins (equal under MariaDB's default collation, distinct elsewhere) and traps. */
+const NAMES = ['Ann', 'ann', 'Bob', 'Ü', '%', '_x', "O'Neil", 'a\\b', '', 'Zed', 'Bob', 'Ann', 'ANN ', 'u', ' '];
 const PRICES = [null, null, 0, 1, -1, 5, 10, 10, 2147483647, 7];
 const STARS = [null, 1, 2, 3, 4, 5, 5];
 

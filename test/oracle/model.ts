@@ -2,7 +2,7 @@
  * The reference's own description of an endpoint and its in-memory rows, written by hand for each fixture. It
  * mirrors what the policy exposes but shares no code with the policy or bind stages, so the two can disagree.
  */
-import type { Kind, Value } from './values.ts';
+import type { DbModel, Kind, Value } from './values.ts';
 
 /** Operators as a policy declares them. */
 export type Op =
@@ -32,6 +32,8 @@ export interface FieldSpec {
   readonly nullable: boolean;
   readonly ops: readonly Op[];
   readonly sortable: boolean;
+  /** Enum fields: the declared items, in declaration order (a native ENUM column may sort by it). */
+  readonly items?: readonly string[];
 }
 
 /** A relation the endpoint exposes; rows hold the related row (to-one) or an array of rows (to-many). */
@@ -67,8 +69,13 @@ export interface Row {
   [key: string]: Value | Row | readonly Row[] | undefined;
 }
 
-/** Which rows exist for a query: the soft-delete filter on or off, and the active tenant if any. */
+/**
+ * Which rows exist for a query: the soft-delete filter on or off, and the active tenant if any; and how the
+ * database the query runs on compares values (binary strings when left out).
+ */
 export interface Visibility {
+  /** How the database compares strings and enums (dbModelFor(dialect)); BINARY when left out. */
+  readonly db?: DbModel;
   readonly softDelete: boolean;
   readonly tenant?: number;
   /** The fixture's relation-path filter (see EntitySpec.pathFilter) is on. */

@@ -5,11 +5,16 @@
 import type { Random } from './random.ts';
 import type { Kind, Value } from './values.ts';
 
-/** Strings with LIKE/GLOB wildcards, escapes, quotes, case and Unicode traps; all valid as literals. */
+/**
+ * Strings with LIKE/GLOB wildcards, escapes, quotes, case, accent, trailing-space and Unicode traps; all valid as
+ * literals. The first four (which the data favours) differ only by case or trailing space, so under a case- and
+ * space-blind collation (MariaDB's default) they tie, and equality and order must follow the collation there.
+ */
 export const STRINGS: readonly string[] = [
   '',
   'a',
   'A',
+  'a ',
   'ab',
   'Ab',
   'aB',
@@ -17,11 +22,15 @@ export const STRINGS: readonly string[] = [
   'Alpha',
   'alpha',
   'ALPHA',
+  'alpha ',
+  'Alpha  ',
   'alp',
   'pha',
   '%',
   '_',
   '\\',
+  '!',
+  'a!b',
   "'",
   "''",
   '[',
@@ -38,11 +47,18 @@ export const STRINGS: readonly string[] = [
   "it's",
   '100%',
   '\\%',
+  'e',
+  'E',
   'é',
   'É',
   'e\u0301',
+  'Ü',
+  'u',
   'ß',
+  's',
+  'ss',
   'İ',
+  'i',
   '日本',
   '😀',
   'a😀',
@@ -52,7 +68,6 @@ export const STRINGS: readonly string[] = [
   '~',
   ' ',
   ' a',
-  'a ',
   '0',
   '-1',
   'x'.repeat(255),
@@ -124,7 +139,8 @@ export const DATES: readonly string[] = [
   '2024-01-15',
   '2024-01-16',
   '1999-12-31',
-  '0001-01-01',
+  // The first day MySQL/MariaDB DATE and DATETIME columns promise (listql refuses earlier literals there).
+  '1000-01-01',
   '9999-12-31',
 ];
 

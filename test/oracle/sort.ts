@@ -1,11 +1,11 @@
 /**
  * The reference sorter: the requested keys in order, NULLS LAST in both directions, then every primary-key column
- * not already requested, ascending. A key reached through a to-one relation whose row does not exist is NULL
+ * not already requested, ascending; values ordered as the database orders them (values.ts, DbModel). A key reached through a to-one relation whose row does not exist is NULL
  * (a LEFT JOIN finds nothing).
  */
 import { follow } from './evaluate.ts';
 import type { EntitySpec, FieldSpec, RelationSpec, Row, Visibility } from './model.ts';
-import { compareValues, type Kind, type Value } from './values.ts';
+import { BINARY, compareValues, type DbModel, type Value } from './values.ts';
 
 /** One requested sort key: to-one hops from the root, a field, a direction. */
 export interface GenSortTerm {
@@ -34,8 +34,17 @@ export function sortKeyOf(root: EntitySpec, terms: readonly GenSortTerm[], row: 
   return [...terms.map((t) => sortValue(root, row, t, visibility)), ...ties];
 }
 
-/** Compare two effective sort keys: requested keys NULLS LAST in their direction, then ties ascending. */
-export function compareSortKeys(root: EntitySpec, terms: readonly GenSortTerm[], a: Value[], b: Value[]): number {
+/**
+ * Compare two effective sort keys: requested keys NULLS LAST in their direction, then ties ascending, each as the
+ * database `db` orders it (two strings its collation deems equal tie, and the keys after them decide).
+ */
+export function compareSortKeys(
+  root: EntitySpec,
+  terms: readonly GenSortTerm[],
+  a: Value[],
+  b: Value[],
+  db: DbModel = BINARY,
+): number {
   for (let i = 0; i < a.length; i++) {
     const x = a[i] ?? null;
     const y = b[i] ?? null;
@@ -44,17 +53,17 @@ export function compareSortKeys(root: EntitySpec, terms: readonly GenSortTerm[],
       if (x === y) continue;
       return x === null ? 1 : -1; // NULLS LAST, whatever the direction
     }
-    const kind = term?.field.kind ?? tieKind(root, terms, i - terms.length);
-    const c = compareValues(kind, x, y);
+    const field = term?.field ?? tieField(root, terms, i - terms.length);
+    const c = compareValues(field?.kind ?? 'integer', x, y, db, field?.items ? { items: field.items } : undefined);
     if (c !== 0) return term?.direction === 'desc' ? -c : c;
   }
   return 0;
 }
 
-function tieKind(root: EntitySpec, terms: readonly GenSortTerm[], index: number): Kind {
+function tieField(root: EntitySpec, terms: readonly GenSortTerm[], index: number): FieldSpec | undefined {
   const requested = new Set(terms.filter((t) => t.hops.length === 0).map((t) => t.field.property));
   const key = root.pk.filter((k) => !requested.has(k))[index];
-  return root.fields.find((f) => f.property === key)?.kind ?? 'integer';
+  return root.fields.find((f) => f.property === key);
 }
 
 /** Compare two root rows in the effective order: the requested keys (NULLS LAST), then the primary key ascending. */
@@ -64,7 +73,13 @@ export function rowComparator(
   visibility: Visibility,
 ): (a: Row, b: Row) => number {
   return (a, b) =>
-    compareSortKeys(root, terms, sortKeyOf(root, terms, a, visibility), sortKeyOf(root, terms, b, visibility));
+    compareSortKeys(
+      root,
+      terms,
+      sortKeyOf(root, terms, a, visibility),
+      sortKeyOf(root, terms, b, visibility),
+      visibility.db,
+    );
 }
 
 /** Sort root rows as the engine must: a new array, the input unchanged. */
