@@ -14,14 +14,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
+import type mysql from 'mysql2/promise';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ENTITIES } from '../examples/bookstore/entities.ts';
 import { authorPolicy, bookPolicy } from '../examples/bookstore/policies.ts';
 import { createEngine } from '../src/index.ts';
-import { createDatabase, DIALECTS, type Dialect, mysqlAdminUrl, postgresAdminUrl } from './helpers/db.ts';
+import {
+  createDatabase,
+  DIALECTS,
+  type Dialect,
+  mariadbAdmin,
+  mysqlAdminUrl,
+  postgresAdmin,
+  postgresAdminUrl,
+} from './helpers/db.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -564,15 +571,7 @@ async function missingDatabaseServer(dialect: Exclude<Dialect, 'sqlite'>): Promi
 }> {
   if (dialect === 'postgresql') {
     const adminUrl = await postgresAdminUrl();
-    const admin = async <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        return await fn(client);
-      } finally {
-        await client.end();
-      }
-    };
+    const admin = postgresAdmin;
     return {
       adminUrl,
       exists: (name) =>
@@ -581,14 +580,7 @@ async function missingDatabaseServer(dialect: Exclude<Dialect, 'sqlite'>): Promi
     };
   }
   const adminUrl = await mysqlAdminUrl();
-  const admin = async <T>(fn: (client: mysql.Connection) => Promise<T>): Promise<T> => {
-    const client = await mysql.createConnection({ uri: adminUrl });
-    try {
-      return await fn(client);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = mariadbAdmin;
   return {
     adminUrl,
     exists: (name) =>

@@ -204,7 +204,7 @@ eachDialect('engine indexes', { entities: [ShelfSchema, NoteSchema] }, (test, di
     }
   });
 
-  test('a nullable key pages by seeking too (PostgreSQL, MariaDB: one UNION ALL of index reads)', async ({ db }) => {
+  test('a nullable key pages by seeking too (PostgreSQL: one UNION ALL of index reads; MariaDB: index ranges)', async ({ db }) => {
     const engine = createEngine(db.orm, { policy });
     for (const sort of ['-score', 'score']) {
       const scoped = engine.from((db.orm.em.fork() as SqlEntityManager).createQueryBuilder(Shelf, 's'));
@@ -215,13 +215,17 @@ eachDialect('engine indexes', { entities: [ShelfSchema, NoteSchema] }, (test, di
       assert.equal(result.items, expected.items, sort);
       const data = (await scoped.explain(query)).data!;
       if (dialect === 'sqlite') continue; // SQLite pages in-process; its plain predicate is cheap there.
-      assert.match(data.sql, /union all/i, sort);
       const plan = await explainPlan(db, data.sql, data.params);
       if (dialect === 'mariadb') {
         assertSeeks(dialect, plan, sort);
-        assert.is(plan.split('\n').filter((l) => l.startsWith('s ')).length, 3, `${sort}: ${plan}`);
+        // `-score` is in plain index order there (NULL is the smallest value): one predicate, read as index ranges
+        // in order up to the page. `score` (NULLs last, emulated) is three parts, each read in index order.
+        const reads = plan.split('\n').filter((l) => l.startsWith('s ')).length;
+        assert.is(reads, sort === '-score' ? 1 : 3, `${sort}: ${plan}`);
+        assert.is(/union all/i.test(data.sql), sort !== '-score', `${sort}: ${data.sql}`);
         continue;
       }
+      assert.match(data.sql, /union all/i, sort);
       assert.not.match(plan, /Seq Scan/, plan);
       // The only sort is the outer one, over at most (limit + 1) rows per branch.
       assert.ok((plan.match(/Index (Only )?Scan/g) ?? []).length >= 3, plan);

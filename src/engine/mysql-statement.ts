@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely, type QueryResult } from 'kysely';
-import { queryTimeoutError, type StatementGuard } from './statement-guard.ts';
+import { answerAtAbort, queryTimeoutError, type StatementGuard } from './statement-guard.ts';
 
 /**
  * The parts of a mysql2 connection pool and pooled connection this module uses (mysql2's callback API, which
@@ -86,15 +86,7 @@ export async function mysqlQuery(
     if (signal?.aborted) throw signal.reason;
     return run(connection);
   });
-  if (!signal) return pending;
-  // A caller that went away is answered at once; the killed statement ends and releases its connection quietly.
-  pending.catch(() => {});
-  return new Promise((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    if (signal.aborted) abort();
-    signal.addEventListener('abort', abort, { once: true });
-    pending.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
+  return answerAtAbort(pending, signal);
 }
 
 /** Run the prepared statement on `connection`; settle once it has ended and any KILL sent for it has returned. */

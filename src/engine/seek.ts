@@ -44,12 +44,24 @@ export function seekAfter(
   limit: number,
 ): AnyQueryBuilder {
   const rowValues = dialect !== 'mysql';
-  if (seeksByUnion(dialect, keys)) {
+  if (seeksByUnion(dialect, keys) && !(dialect === 'mysql' && oneRange(keys, at))) {
     const branches = keysetBranches(columns, at, { rowValues, always: dialect === 'mysql' });
     if (branches) return unionPage(qb, branches, keys, platform, limit, dialect === 'mysql');
   }
   const predicate = keysetPredicate(columns, at, { rowValues });
   return qb.andWhere(predicate.sql, [...predicate.params]);
+}
+
+/**
+ * Tell whether, on MySQL and MariaDB, the plain keyset predicate already reads the page as one index range: no key
+ * needs an emulated NULL placement (NULL sorts as the smallest value, so a descending nullable key, or an ascending
+ * one with its NULLs first, is in plain index order) and the cursor holds no NULL. MariaDB then turns
+ * `score < ? or score is null or (score = ? and id > ?)` into ranges read in the order of an index on
+ * `(score desc, id)`, up to the page, with no sort; a UNION ALL of the same ranges would add a sort outside. From a
+ * position among the NULLs, the split (`score is null and id > ?`, ordered by `id` alone) is what seeks.
+ */
+function oneRange(keys: readonly CursorKey[], at: readonly unknown[]): boolean {
+  return keys.every((k, i) => !emulatesNulls(k.sort) && at[i] !== null);
 }
 
 /**

@@ -108,8 +108,15 @@ async function postgresQuery(
   // One pooled connection, in a transaction of its own so that `set local` ends with it: one round trip before the
   // statement (begin and set, as one simple query), and a rollback after it that the caller does not wait for.
   else pending = inOwnTransaction(root, timeout, run);
+  return answerAtAbort(pending, signal);
+}
+
+/**
+ * Settle with `pending`, or with the signal's reason as soon as it aborts: a caller that went away is answered at
+ * once, while the stopped statement ends and releases its connection quietly.
+ */
+export function answerAtAbort<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return pending;
-  // A caller that went away is answered at once; the cancelled statement ends and releases its connection quietly.
   pending.catch(() => {});
   return new Promise((resolve, reject) => {
     const abort = () => reject(signal.reason);

@@ -80,7 +80,8 @@ function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Run `fn` with a client on the PostgreSQL test server's admin database. */
+export async function postgresAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: await postgresAdminUrl() });
   await client.connect();
   try {
@@ -93,10 +94,11 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
 /** Create an empty, uniquely named PostgreSQL database (for child processes given its URL), and the way to drop it. */
 export async function createPostgresDatabase(prefix = 'listql_test'): Promise<{ url: string; drop(): Promise<void> }> {
   const database = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await admin((c) => c.query(`create database "${database}"`));
+  await postgresAdmin((c) => c.query(`create database "${database}"`));
   return {
     url: withDatabase(await postgresAdminUrl(), database),
-    drop: () => admin((c) => c.query(`drop database if exists "${database}" with (force)`)).then(() => undefined),
+    drop: () =>
+      postgresAdmin((c) => c.query(`drop database if exists "${database}" with (force)`)).then(() => undefined),
   };
 }
 
@@ -121,6 +123,11 @@ async function locateMysql(): Promise<string> {
         `${DEFAULT_MYSQL_URL} (user root, no password). (${(err as Error).message})`,
     );
   }
+}
+
+/** Run `fn` with a client on the MariaDB test server (found once, see mysqlAdminUrl). */
+export async function mariadbAdmin<T>(fn: (client: mysql.Connection) => Promise<T>): Promise<T> {
+  return mysqlAdmin(await mysqlAdminUrl(), fn);
 }
 
 async function mysqlAdmin<T>(url: string, fn: (client: mysql.Connection) => Promise<T>): Promise<T> {
