@@ -56,11 +56,14 @@ if (on('sqlite')) {
 
 if (on('postgresql')) await benchPostgres();
 if (on('mariadb')) await benchMariaDb();
-if (on('sqlite') && on('postgresql')) {
+{
   // The worst accepted request at the default limits, on a 100k-book bookstore with the advised indexes.
-  const worst = await benchWorst();
-  section('Worst accepted request, SQLite', worst.sqlite);
-  section('Worst accepted request, PostgreSQL', worst.postgresql);
+  const worst = await benchWorst(ALL.filter(on));
+  const names = { sqlite: 'SQLite', postgresql: 'PostgreSQL', mariadb: 'MariaDB' } as const;
+  for (const dialect of ALL) {
+    const lines = worst[dialect];
+    if (lines) section(`Worst accepted request, ${names[dialect]}`, lines);
+  }
 }
 console.log(`\nbench finished in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 

@@ -2,7 +2,7 @@
  * The worst accepted request: search the default limits for slow request shapes (deep quantifiers, a wide `or` of
  * quantifiers, relation sort keys with count, maximal `in` lists and literals, deep offsets) on a bookstore of
  * `WORST_BOOKS` books (default 100,000; 3 reviews and 2 tags each) with the indexes engine.indexes() advises, and
- * report the slowest request the engine accepts. Target: at most 1 s on each dialect.
+ * report the slowest request the engine accepts, on SQLite, PostgreSQL and MariaDB. Target: at most 1 s on each.
  *
  * Run alone with `npx node bench/worst.ts`, or as part of `npm run bench`.
  */
@@ -14,7 +14,7 @@ import { createEngine, type Engine, escapeLike, filterable, isListError, schema,
 import { openDatabase } from '../test/helpers/db.ts';
 import { fmt } from './stats.ts';
 
-type Dialect = 'sqlite' | 'postgresql';
+type Dialect = 'sqlite' | 'postgresql' | 'mariadb';
 
 /** One candidate request: which endpoint, and its query parameters. */
 interface Candidate {
@@ -35,28 +35,35 @@ const TARGET_MS = 1000;
 /** Fill the bookstore tables with `books` books and proportionate related rows, in SQL. */
 export async function loadBookstore(orm: MikroORM, dialect: Dialect, books: number): Promise<void> {
   const conn = orm.em.getConnection();
-  const series = (n: number) =>
-    dialect === 'postgresql'
-      ? `select g as n from generate_series(1, ${n}) g`
-      : `with recursive s(n) as (select 1 union all select n + 1 from s where n < ${n}) select n from s`;
-  const deleted = dialect === 'postgresql' ? "timestamptz '2024-01-01'" : '1704067200000';
+  const series = (n: number) => {
+    if (dialect === 'postgresql') return `select g as n from generate_series(1, ${n}) g`;
+    // MariaDB's sequence engine; a recursive CTE stops at max_recursive_iterations there.
+    if (dialect === 'mariadb') return `select seq as n from seq_1_to_${n}`;
+    return `with recursive s(n) as (select 1 union all select n + 1 from s where n < ${n}) select n from s`;
+  };
+  const deleted = { postgresql: "timestamptz '2024-01-01'", sqlite: '1704067200000', mariadb: "'2024-01-01'" }[dialect];
+  // `||` is a logical OR on MariaDB unless PIPES_AS_CONCAT is set; concat() is understood by all three.
+  const text = (prefix: string, n: string) =>
+    dialect === 'sqlite' ? `'${prefix}' || ${n}` : `concat('${prefix}', ${n})`;
   const authors = Math.max(10, Math.floor(books / 10));
   const run = (sql: string) => conn.execute(sql);
-  await run(`insert into publisher (id, tenant, name) select n, 1 + n % 2, 'Publisher ' || n from (${series(100)}) t`);
+  await run(
+    `insert into publisher (id, tenant, name) select n, 1 + n % 2, ${text('Publisher ', 'n')} from (${series(100)}) t`,
+  );
   await run(
     `insert into author (id, tenant, name, born, deleted_at)
-     select n, 1 + n % 2, 'Author ' || n, 1900 + n % 100, case when n % 50 = 0 then ${deleted} end from (${series(authors)}) t`,
+     select n, 1 + n % 2, ${text('Author ', 'n')}, 1900 + n % 100, case when n % 50 = 0 then ${deleted} end from (${series(authors)}) t`,
   );
-  await run(`insert into tag (id, name) select n, 'tag' || n from (${series(50)}) t`);
+  await run(`insert into tag (id, name) select n, ${text('tag', 'n')} from (${series(50)}) t`);
   await run(
     `insert into book (id, tenant, title, year, price, author_id, publisher_id, deleted_at)
-     select n, 1 + n % 2, 'Book ' || n, 1900 + n % 120, (n % 5000) / 100.0, 1 + n % ${authors},
+     select n, 1 + n % 2, ${text('Book ', 'n')}, 1900 + n % 120, (n % 5000) / 100.0, 1 + n % ${authors},
             case when n % 10 = 0 then null else 1 + n % 100 end, case when n % 40 = 0 then ${deleted} end
      from (${series(books)}) t`,
   );
   await run(
     `insert into review (id, tenant, book_id, reviewer, stars, deleted_at)
-     select n, 1 + n % 2, 1 + n % ${books}, 'r' || (n % 1000), 1 + n % 5, case when n % 30 = 0 then ${deleted} end
+     select n, 1 + n % 2, 1 + n % ${books}, ${text('r', '(n % 1000)')}, 1 + n % 5, case when n % 30 = 0 then ${deleted} end
      from (${series(books * 3)}) t`,
   );
   await run(`insert into book_tags (book_id, tag_id) select n, 1 + n % 50 from (${series(books)}) t`);
@@ -164,14 +171,15 @@ async function runOn(dialect: Dialect, books: number): Promise<string[]> {
         policy: bookPolicy,
         allowCount: true,
         search: (_ctx, qb, term) =>
-          qb.andWhere(`lower(${qb.alias}.title) like ? escape '\\'`, [`%${escapeLike(term.toLowerCase())}%`]),
+          qb.andWhere(`lower(${qb.alias}.title) like ? escape '!'`, [`%${escapeLike(term.toLowerCase(), '!')}%`]),
       }),
       authors: createEngine(db.orm, { policy: authorPolicy, allowCount: true }),
       deep: createEngine(db.orm, { policy: deepPolicy(), allowCount: true }),
     };
     const conn = db.orm.em.getConnection();
     for (const engine of Object.values(engines)) for (const advice of engine.indexes()) await conn.execute(advice.ddl);
-    await conn.execute('analyze');
+    if (dialect === 'mariadb') await conn.execute('analyze table publisher, author, tag, book, review, book_tags');
+    else await conn.execute('analyze');
     const loaded = ((performance.now() - t0) / 1000).toFixed(1);
 
     const outcomes: Outcome[] = [];
@@ -230,11 +238,14 @@ async function attempt(
   }
 }
 
-/** Print the worst accepted request on SQLite and PostgreSQL; used by bench/run.ts and runnable alone. */
+/** Find the worst accepted request on each of `dialects`; used by bench/run.ts and runnable alone. */
 export async function benchWorst(
+  dialects: readonly Dialect[] = ['sqlite', 'postgresql', 'mariadb'],
   books = Number(process.env.WORST_BOOKS ?? 100_000),
-): Promise<Record<Dialect, string[]>> {
-  return { sqlite: await runOn('sqlite', books), postgresql: await runOn('postgresql', books) };
+): Promise<Partial<Record<Dialect, string[]>>> {
+  const out: Partial<Record<Dialect, string[]>> = {};
+  for (const dialect of dialects) out[dialect] = await runOn(dialect, books);
+  return out;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
