@@ -204,7 +204,9 @@ eachDialect('engine indexes', { entities: [ShelfSchema, NoteSchema] }, (test, di
     }
   });
 
-  test('a nullable key pages by seeking too (PostgreSQL: one UNION ALL of index reads; MariaDB: index ranges)', async ({ db }) => {
+  test('a nullable key pages by seeking too (PostgreSQL: one UNION ALL of index reads; MariaDB: index ranges)', async ({
+    db,
+  }) => {
     const engine = createEngine(db.orm, { policy });
     for (const sort of ['-score', 'score']) {
       const scoped = engine.from((db.orm.em.fork() as SqlEntityManager).createQueryBuilder(Shelf, 's'));
