@@ -196,4 +196,13 @@ eachDialect('full-precision cursor keys', { entities: [PreciseSchema], seed }, (
       assert.is(await count(`price gt ${price}`), rows.filter((r) => r.price > price).length);
     }
   });
+
+  test('describe() names the 64-bit formats: uint64 where BIGINT UNSIGNED goes past the signed range', async ({
+    em,
+  }) => {
+    const item = createEngine(em, { policy }).describe().item;
+    const format = (name: string) => item.properties.find((p) => p.name === name)?.format;
+    assert.is(format('big'), 'int64');
+    assert.is(format('ubig'), dialect === 'mariadb' ? 'uint64' : 'int64');
+  });
 });

@@ -7,8 +7,12 @@ export interface ItemPropertyDescription {
   readonly name: string;
   /** `unknown` when the value has no fixed JSON type (custom serializers, JSON columns, embeddables). */
   readonly type: 'string' | 'integer' | 'number' | 'boolean' | 'unknown';
-  /** `date-time`, `date`, `uuid`, `int64` (a 64-bit integer written as a string) or `decimal` (an exact decimal string). */
-  readonly format?: 'date-time' | 'date' | 'uuid' | 'int64' | 'decimal';
+  /**
+   * `date-time`, `date`, `uuid`, `int64` (a 64-bit integer written as a string), `uint64` (an unsigned 64-bit integer
+   * written as a string: MySQL's and MariaDB's `BIGINT UNSIGNED`, up to 18446744073709551615) or `decimal` (an exact
+   * decimal string).
+   */
+  readonly format?: 'date-time' | 'date' | 'uuid' | 'int64' | 'uint64' | 'decimal';
   readonly nullable: boolean;
   /** Enum properties only: the values the property takes. */
   readonly values?: readonly (string | number)[];
@@ -22,6 +26,8 @@ export interface ItemDescription {
 }
 
 type ValueShape = Pick<ItemPropertyDescription, 'type' | 'format' | 'values'>;
+
+const INT64_MAX = 2n ** 63n - 1n;
 
 /**
  * Describe the items an endpoint returns from the entity's metadata: every property MikroORM serializes (hidden
@@ -72,7 +78,8 @@ function valueShape(prop: EntityProperty, platform: Platform): ValueShape {
       return { type: 'integer' };
     case 'bigint':
       // A JS bigint is written as its decimal string (JSON has no 64-bit integers); `number` mode stays a number.
-      return runtime === 'number' ? { type: 'integer' } : { type: 'string', format: 'int64' };
+      if (runtime === 'number') return { type: 'integer' };
+      return { type: 'string', format: (shape.range?.max ?? 0n) > INT64_MAX ? 'uint64' : 'int64' };
     case 'decimal':
       return runtime === 'number' ? { type: 'number' } : { type: 'string', format: 'decimal' };
     case 'float':

@@ -64,6 +64,7 @@ const FORMATTED: Readonly<Record<NonNullable<ItemPropertyDescription['format']>,
   date: { type: 'string', format: 'date' },
   uuid: { type: 'string', format: 'uuid' },
   int64: { type: 'string', format: 'int64', pattern: '^-?[0-9]+$' },
+  uint64: { type: 'string', format: 'uint64', pattern: '^[0-9]+$' },
   decimal: { type: 'string', format: 'decimal', pattern: '^-?[0-9]+(\\.[0-9]+)?$' },
 };
 
