@@ -1,17 +1,22 @@
 /**
- * `npm run soak`: drive the bookstore API on PostgreSQL for SOAK_SECONDS (default 60) with SOAK_CONNECTIONS
- * (default 50) concurrent clients sending a mix of valid, malformed and abandoned requests, while PostgreSQL
- * backends of the bookstore are terminated every few seconds. Prints requests/s, p50/p99 latency, the status
- * counts (5xx should come only from killed queries), and the database connections left once the clients stop
- * (no more than the pool).
+ * `npm run soak`: drive the bookstore API on PostgreSQL (or MariaDB with SOAK_DIALECT=mariadb) for SOAK_SECONDS
+ * (default 60) with SOAK_CONNECTIONS (default 50) concurrent clients sending a mix of valid, malformed and abandoned
+ * requests, while the database connections of the bookstore that are running a statement are terminated every few
+ * seconds. Prints requests/s, p50/p99 latency, the status counts (5xx should come only from killed queries), and the
+ * database connections left once the clients stop (no more than the pool).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { ENTITIES } from '../examples/bookstore/entities.ts';
-import { createPostgresDatabase } from '../test/helpers/db.ts';
+import { createDatabase } from '../test/helpers/db.ts';
 import { loadBookstore } from './worst.ts';
+
+const DIALECT = (process.env.SOAK_DIALECT ?? 'postgresql') as 'postgresql' | 'mariadb';
+if (DIALECT !== 'postgresql' && DIALECT !== 'mariadb') throw new Error('SOAK_DIALECT: postgresql or mariadb');
+const SERVER = DIALECT === 'postgresql' ? 'PostgreSQL' : 'MariaDB';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
@@ -70,18 +75,80 @@ async function startBookstore(url: string): Promise<{ child: ChildProcess; base:
 
 let serverErrors = '';
 
-const database = await createPostgresDatabase('listql_soak');
-const admin = new pg.Client({ connectionString: database.url });
+/** The server-side view the soak needs: kill the bookstore's running statements, and count its connections. */
+interface Admin {
+  killRunning(): Promise<number>;
+  connections(): Promise<number>;
+  end(): Promise<void>;
+}
+
+async function adminOf(url: string): Promise<Admin> {
+  const dbName = new URL(url).pathname.slice(1);
+  if (DIALECT === 'postgresql') {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    return {
+      async killRunning() {
+        const res = await client.query(
+          `select count(pg_terminate_backend(pid)) as n from pg_stat_activity
+           where datname = $1 and pid <> pg_backend_pid() and state = 'active'`,
+          [dbName],
+        );
+        return Number(res.rows[0]?.n ?? 0);
+      },
+      async connections() {
+        const res = await client.query(
+          'select count(*)::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+          [dbName],
+        );
+        return Number(res.rows[0]?.n ?? 0);
+      },
+      end: () => client.end(),
+    };
+  }
+  const client = await mysql.createConnection({ uri: url });
+  return {
+    async killRunning() {
+      // Prepared statements run as `Execute`; KILL CONNECTION ends the connection, as pg_terminate_backend does.
+      const [rows] = await client.query<mysql.RowDataPacket[]>(
+        `select id from information_schema.processlist
+         where db = ? and id <> connection_id() and command in ('Query', 'Execute')`,
+        [dbName],
+      );
+      let n = 0;
+      for (const row of rows) {
+        // A thread id the server listed; no client value reaches this text.
+        await client.query(`kill connection ${Number(row.id)}`).then(
+          () => n++,
+          () => {},
+        );
+      }
+      return n;
+    },
+    async connections() {
+      const [rows] = await client.query<mysql.RowDataPacket[]>(
+        'select count(*) as n from information_schema.processlist where db = ? and id <> connection_id()',
+        [dbName],
+      );
+      return Number(rows[0]?.n ?? 0);
+    },
+    end: () => client.end(),
+  };
+}
+
+const database = await createDatabase(DIALECT, 'listql_soak');
+let admin: Admin | undefined;
 let server: { child: ChildProcess; base: string } | undefined;
 try {
-  const { MikroORM } = await import('@mikro-orm/postgresql');
+  const { MikroORM } =
+    DIALECT === 'postgresql' ? await import('@mikro-orm/postgresql') : await import('@mikro-orm/mariadb');
   const orm = await MikroORM.init({ entities: ENTITIES, clientUrl: database.url });
   await orm.schema.create();
-  await loadBookstore(orm, 'postgresql', BOOKS);
+  await loadBookstore(orm, DIALECT, BOOKS);
   await orm.close(true);
   server = await startBookstore(database.url);
-  await admin.connect();
-  const dbName = new URL(database.url).pathname.slice(1);
+  admin = await adminOf(database.url);
+  const control = admin;
 
   const latencies: number[] = [];
   const statuses = new Map<string, number>();
@@ -89,14 +156,7 @@ try {
   let killed = 0;
   const deadline = Date.now() + SECONDS * 1000;
   const killer = setInterval(async () => {
-    const res = await admin
-      .query(
-        `select count(pg_terminate_backend(pid)) as n from pg_stat_activity
-         where datname = $1 and pid <> pg_backend_pid() and state = 'active'`,
-        [dbName],
-      )
-      .catch(() => undefined);
-    killed += Number(res?.rows[0]?.n ?? 0);
+    killed += await control.killRunning().catch(() => 0);
   }, KILL_EVERY_MS);
 
   const client = async () => {
@@ -122,16 +182,13 @@ try {
   const elapsed = (performance.now() - started) / 1000;
   clearInterval(killer);
   await new Promise((r) => setTimeout(r, 1000));
-  const left = await admin.query(
-    'select count(*)::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
-    [dbName],
-  );
+  const left = await control.connections();
   latencies.sort((a, b) => a - b);
   const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
   // 503 is query_timeout: the request was too expensive, not a fault; faults are the 500s.
   const fivexx = [...statuses].filter(([s]) => s.startsWith('5') && s !== '503').reduce((n, [, c]) => n + c, 0);
   console.log(
-    `listql soak: bookstore on PostgreSQL (${BOOKS.toLocaleString('en-US')} books), ${CONNECTIONS} clients, ${SECONDS} s`,
+    `listql soak: bookstore on ${SERVER} (${BOOKS.toLocaleString('en-US')} books), ${CONNECTIONS} clients, ${SECONDS} s`,
   );
   console.log(
     `requests answered: ${latencies.length} (${(latencies.length / elapsed).toFixed(0)} req/s); abandoned by clients: ${aborted}`,
@@ -144,10 +201,10 @@ try {
       .join(', ')}`,
   );
   console.log(
-    `5xx other than 503 (query_timeout): ${fivexx}; PostgreSQL backends terminated while running a query: ${killed}   target: 5xx ≤ terminated   ${fivexx <= killed ? 'met' : 'MISSED'}`,
+    `5xx other than 503 (query_timeout): ${fivexx}; ${SERVER} connections terminated while running a query: ${killed}   target: 5xx ≤ terminated   ${fivexx <= killed ? 'met' : 'MISSED'}`,
   );
   console.log(
-    `database connections left after the run: ${left.rows[0].n} (the bookstore's pool keeps at most 10)   ${left.rows[0].n <= 10 ? 'met' : 'MISSED'}`,
+    `database connections left after the run: ${left} (the bookstore's pool keeps at most 10)   ${left <= 10 ? 'met' : 'MISSED'}`,
   );
   // What the server logged: internal errors it reports (killed queries are real faults), and noise that a client
   // going away must never cause (the query library's background failures, TypeErrors, unhandled rejections).
@@ -162,6 +219,6 @@ try {
     server.child.kill('SIGTERM');
     await once(server.child, 'exit');
   }
-  await admin.end().catch(() => {});
+  await admin?.end().catch(() => {});
   await database.drop();
 }
