@@ -1,4 +1,5 @@
 import type { Platform } from '@mikro-orm/core';
+import { dialectOf } from '../plan/dialect.ts';
 import type { Span } from '../syntax/ast.ts';
 import type { BoundField, FieldRef, ResolvedCompare, ResolvedFilter } from './types.ts';
 
@@ -21,7 +22,7 @@ export interface ScaleNeighbours {
 
 /** Tell the column's scale when comparisons against it must be rewritten on this platform, else undefined. */
 export function rewriteScale(field: BoundField, platform: Platform): number | undefined {
-  if (field.kind !== 'decimal' || !/sqlite|libsql|mysql|mariadb/i.test(platform.constructor.name)) return undefined;
+  if (field.kind !== 'decimal' || dialectOf(platform) === 'postgresql') return undefined;
   const scale = field.prop.scale;
   return typeof scale === 'number' && Number.isInteger(scale) && scale >= 0 ? scale : undefined;
 }

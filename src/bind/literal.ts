@@ -1,7 +1,7 @@
 import type { Platform } from '@mikro-orm/core';
 import { dialectOf } from '../plan/dialect.ts';
 import type { Literal } from '../syntax/ast.ts';
-import { isMysqlTimestamp, isSinglePrecision } from './field-kind.ts';
+import { isMysqlTimestamp, isSinglePrecision, MYSQL_MIN_YEAR } from './field-kind.ts';
 import type { BoundField } from './types.ts';
 
 /** A literal checked against a field: its database value, or why it does not fit. */
@@ -19,9 +19,8 @@ const MAX_DECIMAL_DIGITS = 1000;
 /** Epoch milliseconds of 0001-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the years every dialect stores. */
 const MIN_EPOCH_MS = -62135596800000;
 const MAX_EPOCH_MS = 253402300799999;
-/** MySQL and MariaDB: DATE and DATETIME hold years 1000–9999 (1000-01-01T00:00:00.000Z in epoch milliseconds). */
-const MYSQL_MIN_YEAR = 1000;
-const MYSQL_MIN_DATETIME_MS = -30610224000000;
+/** MySQL and MariaDB: DATE and DATETIME hold years 1000–9999. */
+const MYSQL_MIN_DATETIME_MS = Date.UTC(MYSQL_MIN_YEAR, 0, 1);
 /** A MySQL / MariaDB TIMESTAMP holds 1970-01-01 00:00:01 to 2038-01-19 03:14:07.999999 UTC. */
 const MYSQL_TIMESTAMP_MIN_MS = 1000;
 const MYSQL_TIMESTAMP_MAX_MS = 2147483647999;

@@ -1,3 +1,4 @@
+import { MYSQL_MIN_YEAR } from '../bind/field-kind.ts';
 import type { Dialect } from '../plan/dialect.ts';
 import type { CursorValue } from './codec.ts';
 import type { KeyShape } from './key-shape.ts';
@@ -13,8 +14,6 @@ const UUID_ANY_CASE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
 /** Epoch milliseconds of 0001-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z. */
 const MIN_EPOCH_MS = -62135596800000;
 const MAX_EPOCH_MS = 253402300799999;
-/** The first year a MySQL / MariaDB DATE or DATETIME holds (their documented range is 1000-01-01 to 9999-12-31). */
-const MYSQL_MIN_YEAR = 1000;
 /**
  * A MySQL / MariaDB TIMESTAMP holds 1970-01-01 00:00:01 to 2038-01-19 03:14:07.999999 UTC; its keys are read in the
  * session's time zone, UTC as MikroORM assumes (see readExpression), so they are compared as text in this range.

@@ -74,13 +74,20 @@ export function readExpression(shape: KeyShape, dialect: Dialect, column: string
       if (shape.kind === 'datetime') return `date_format(${column}, '%Y-%m-%dT%H:%i:%s.%f')`;
       if (shape.kind === 'date') return `date_format(${column}, '%Y-%m-%d')`;
       if (shape.kind === 'float') return `cast(${column} as double)`;
-      if (shape.kind === 'enum' && shape.ordinalEnum) return `(${column} + 0)`;
-      return column;
+      return sortedExpression(shape, dialect, column);
     default: {
       const never: never = dialect;
       throw new Error(`unknown dialect ${String(never)}`);
     }
   }
+}
+
+/**
+ * The value a sort column is ordered by: the column itself, except a MySQL / MariaDB native ENUM, which sorts by its
+ * item's position (`col + 0`), so a key, or a UNION's outer order, must use the position too.
+ */
+export function sortedExpression(shape: KeyShape, dialect: Dialect, column: string): string {
+  return shape.kind === 'enum' && shape.ordinalEnum && dialect === 'mysql' ? `(${column} + 0)` : column;
 }
 
 /** Turn what the driver returned for a key column into the JSON value the cursor carries. */

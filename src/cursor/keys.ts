@@ -11,7 +11,7 @@ import type { SortKey } from '../plan/order.ts';
 import { type CursorKeySpec, type CursorValue, encodeCursor, keyFits } from './codec.ts';
 import { keyHolds } from './key-check.ts';
 import { type KeyShape, shapeOfField } from './key-shape.ts';
-import { cursorTypeOf, readExpression, readKeyValue } from './key-values.ts';
+import { cursorTypeOf, readExpression, readKeyValue, sortedExpression } from './key-values.ts';
 import { sortSignature } from './signature.ts';
 
 /** One effective sort key with what its cursor value needs: the column's shape and the key's JSON spec. */
@@ -138,9 +138,7 @@ export function selectKeys(
   );
   if (orderColumns || qb.hasFlag(QueryFlag.DISTINCT))
     keys.forEach((k, i) => {
-      // A MySQL native ENUM sorts by position; a UNION's outer order must see that position, not the item's text.
-      const sorted = k.shape.ordinalEnum && ctx.dialect === 'mysql' ? `(${column(k.sort)} + 0)` : column(k.sort);
-      extra.push(raw(`${sorted} as ${alias(orderAlias(i))}`));
+      extra.push(raw(`${sortedExpression(k.shape, ctx.dialect, column(k.sort))} as ${alias(orderAlias(i))}`));
     });
   // `addSelect` on a builder without an explicit selection would select only the extras: keep `alias.*` then.
   qb.addSelect(selectsExplicitly(qb) ? extra : [`${qb.alias}.*`, ...extra]);

@@ -313,7 +313,7 @@ function continueFrom<C extends ListContext>(
   const { platform } = scope.bound;
   // A first page: as planned, or on MySQL, seekable parts (see seekFirst).
   if (at === undefined)
-    return seekFirst(qb, scope.keys.dialect, keysetColumns(qb, planned, platform), planned, platform, paging);
+    return seekFirst(qb, scope.keys.dialect, () => keysetColumns(qb, planned, platform), planned, platform, paging);
   const keys = backward ? planned.map((k) => ({ ...k, sort: mirrorSort([k.sort])[0]! })) : planned;
   if (backward)
     qb.orderBy(

@@ -74,14 +74,14 @@ function oneRange(keys: readonly CursorKey[], at: readonly unknown[]): boolean {
 export function seekFirst(
   qb: AnyQueryBuilder,
   dialect: Dialect,
-  columns: readonly KeysetColumn[],
+  columns: () => readonly KeysetColumn[],
   keys: readonly CursorKey[],
   platform: Platform,
   paging: Paging,
 ): AnyQueryBuilder {
   const lead = keys[0]?.sort;
   if (dialect !== 'mysql' || !lead || !emulatesNulls(lead) || !seeksByUnion(dialect, keys) || paging.offset) return qb;
-  const column = columns[0]!.sql;
+  const column = columns()[0]!.sql;
   const branches: KeysetBranch[] = [
     { sql: `(${column} is not null)`, params: [], settled: 0, nonNull: 1 },
     { sql: `(${column} is null)`, params: [], settled: 1, nonNull: 0 },

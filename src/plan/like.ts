@@ -77,14 +77,15 @@ export function likeFragment(
   }
   const insensitive = operator === 'icontains' || operator === 'istartswith' || operator === 'iendswith';
   const subject = insensitive ? foldedColumn(dialect, column) : column;
-  const text = insensitive ? foldAscii(value) : value;
+  // The same escaping the compiled-filter cache applies when it refills a pattern (filter-cache.ts).
+  const escaped = escapePattern(dialect, insensitive ? foldAscii(value) : value);
   switch (dialect) {
     case 'postgresql':
-      return { sql: `${subject} like ? escape '\\'`, params: [wrap(operator, escapeLike(text), '%')] };
+      return { sql: `${subject} like ? escape '\\'`, params: [wrap(operator, escaped, '%')] };
     case 'sqlite':
-      return { sql: `${subject} glob ?`, params: [wrap(operator, escapeGlob(text), '*')] };
+      return { sql: `${subject} glob ?`, params: [wrap(operator, escaped, '*')] };
     case 'mysql': {
-      const pattern = wrap(operator, escapeLike(text, '!'), '%');
+      const pattern = wrap(operator, escaped, '%');
       const exact = `binary ${subject} like ? escape '!'`;
       if (operator !== 'startswith') return { sql: exact, params: [pattern] };
       return { sql: `(${column} like ? escape '!' and ${exact})`, params: [pattern, pattern] };
