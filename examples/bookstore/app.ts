@@ -3,13 +3,12 @@
  * from the `x-tenant` header; `listRoute` does the rest (parse, list, JSON or error response).
  */
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { createHandler } from 'graphql-http/lib/use/express';
-import { graphqlSchema } from '../../src/graphql/index.ts'; // in an application: from 'listql/graphql'
 import { listRoute } from '../../src/http/express.ts'; // in an application: from 'listql/express'
 import { createEngine } from '../../src/index.ts'; // in an application: from 'listql'
 import type { BookstoreORM } from './database.ts';
 import { type BookstoreEndpoint, devTools } from './dev-tools.ts';
 import { Author, Book } from './entities.ts';
+import { graphqlRoute } from './graphql.ts';
 import { authorPolicy, bookPolicy } from './policies.ts';
 import { titleSearch } from './search.ts';
 import { parseTenant } from './tenants.ts';
@@ -55,17 +54,8 @@ export function createApp(orm: BookstoreORM): Express {
   app.disable('x-powered-by');
   app.use(tenantFromHeader);
   for (const { path, engine, scope } of endpoints) app.get(path, listRoute(engine, scope));
-  // The same engines and tenant scopes as GraphQL connections: POST (or GET) /graphql, e.g.
-  // { books(filter: "price gt 10", first: 5) { nodes { id title price } pageInfo { endCursor } } }
-  const graphql = graphqlSchema<{ req: Request }>({
-    endpoints: endpoints.map(({ path, engine, scope }) => ({
-      field: path.slice(1),
-      type: path === '/books' ? 'Book' : 'Author',
-      engine,
-      scope: ({ req }) => scope(req),
-    })),
-  });
-  app.all('/graphql', createHandler({ schema: graphql, context: (req) => ({ req: req.raw }) }));
+  // The same engines and tenant scopes as GraphQL connections: POST (or GET) /graphql.
+  app.all('/graphql', graphqlRoute(endpoints));
   // Developer pages: /openapi.json, /docs, /playground, and /explain/… (SQL: for development only).
   app.use(devTools(endpoints));
   return app;
