@@ -1,7 +1,7 @@
 import { isRaw } from '@mikro-orm/core';
 import type { QueryBuilder } from '@mikro-orm/sql';
 import { CompiledQuery } from 'kysely';
-import { isListError, ListError } from '../errors.ts';
+import { invalidSchema, isListError, ListError } from '../errors.ts';
 import { dialectOf, isMariaDb } from '../plan/dialect.ts';
 import { bindStatement } from './bound-sql.ts';
 import { checkExecutionRoute } from './compat.ts';
@@ -15,6 +15,11 @@ export interface ExecuteOptions {
   readonly signal?: AbortSignal | undefined;
   /** On PostgreSQL, stop the query after this many milliseconds with `query_timeout` (docs/security.md). */
   readonly statementTimeout?: number | undefined;
+  /**
+   * PostgreSQL settings the query runs under, each set with `set_config(name, value, true)` in the query's own
+   * transaction (or the caller's, put back after): row-level security variables (docs/security.md).
+   */
+  readonly pgSettings?: Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -54,7 +59,8 @@ export async function executeCount(qb: QueryBuilder<any>, options?: ExecuteOptio
 }
 
 function guardOf(options: ExecuteOptions | undefined): StatementGuard | undefined {
-  if (options?.signal === undefined && options?.statementTimeout === undefined) return undefined;
+  if (options?.signal === undefined && options?.statementTimeout === undefined && options?.pgSettings === undefined)
+    return undefined;
   return statementGuard({}, options);
 }
 
@@ -140,6 +146,9 @@ async function executeBound(
   const client = ctx ?? connection.getClient();
   const platform = connection.getPlatform();
   const dialect = dialectOf(platform);
+  // Ignoring them would run the statement without the row-level security context the application asked for.
+  if (guard?.settings && dialect !== 'postgresql')
+    throw invalidSchema('ctx.pgSettings is for PostgreSQL only; this database is not PostgreSQL');
   return connection.executeQuery(
     statement.sql,
     async () => {

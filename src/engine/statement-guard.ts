@@ -2,42 +2,47 @@ import { CompiledQuery, type DatabaseConnection, type Kysely, type QueryResult }
 import { invalidSchema, ListError } from '../errors.ts';
 import type { Dialect } from '../plan/dialect.ts';
 import type { ListContext } from './config.ts';
+import { applySettings, type SessionSettings, sessionSettings, swapSettings } from './session-settings.ts';
 
 /** How one data or count statement is bounded: the caller's abort signal, and a server-side time limit. */
 export interface StatementGuard {
   readonly signal?: AbortSignal | undefined;
   /** Milliseconds the database may spend on the statement; undefined: no limit. */
   readonly timeout?: number | undefined;
+  /** PostgreSQL settings (`ctx.pgSettings`) the statement runs under, set with `set_config(…, true)`. */
+  readonly settings?: SessionSettings | undefined;
 }
 
 /**
- * The guard of a request's statements: its signal, and `ctx.statementTimeout` or else the engine's statementTimeout.
- * Throws `invalid_schema` when `ctx.statementTimeout` is not a positive whole number of milliseconds.
+ * The guard of a request's statements: its signal, `ctx.statementTimeout` or else the engine's statementTimeout, and
+ * `ctx.pgSettings`. Throws `invalid_schema` when `ctx.statementTimeout` is not a positive whole number of
+ * milliseconds or `ctx.pgSettings` is not an object of setting names to strings.
  */
 export function statementGuard(
   settings: { readonly statementTimeout?: number | undefined },
-  ctx: Pick<ListContext, 'signal' | 'statementTimeout'>,
+  ctx: Pick<ListContext, 'signal' | 'statementTimeout'> & { readonly pgSettings?: unknown },
 ): StatementGuard {
   const own = ctx.statementTimeout;
   if (own !== undefined && !(Number.isSafeInteger(own) && own >= 1))
     throw invalidSchema('ctx.statementTimeout must be a positive whole number of milliseconds');
   const timeout = own ?? settings.statementTimeout;
-  return { signal: ctx.signal, timeout };
+  return { signal: ctx.signal, timeout, settings: sessionSettings(ctx.pgSettings) };
 }
 
 /** PostgreSQL's SQLSTATE for a statement cancelled by statement_timeout or by pg_cancel_backend. */
 const QUERY_CANCELED = '57014';
 
 /**
- * Run one compiled statement under a guard. On PostgreSQL the statement runs with a `statement_timeout` scoped to
- * it (its own transaction, or the caller's with the previous value put back), and an abort cancels it on the server
+ * Run one compiled statement under a guard. On PostgreSQL the statement runs with a `statement_timeout` and the
+ * request's `pgSettings` scoped to it (its own transaction, or the caller's with the previous values put back; see
+ * docs/security.md, Row-level security), and an abort cancels it on the server
  * (`pg_cancel_backend` from another pooled connection); the connection goes back to the pool in every case. SQLite
  * cannot be interrupted: the statement just runs (the caller checks the signal between statements). Abort and
  * cancellation are handled here instead of through Kysely's signal option, which logs every cancelled query with
  * console.error and can race its own control query into a TypeError.
  *
  * @example guardedQuery('postgresql', pool, pool, CompiledQuery.raw('select …', [1]), { timeout: 5000, signal })
- * // begin; set local statement_timeout = 5000 → select … ($1) → rollback
+ * // begin; set local statement_timeout = 5000 → [select set_config($1, $2, true)] → select … ($1) → rollback
  */
 export async function guardedQuery(
   dialect: Dialect,
@@ -77,8 +82,8 @@ async function postgresQuery(
   compiled: CompiledQuery,
   guard: StatementGuard,
 ): Promise<QueryResult<unknown>> {
-  const { signal, timeout } = guard;
-  if (timeout === undefined && signal === undefined) return client.executeQuery(compiled);
+  const { signal, timeout, settings } = guard;
+  if (timeout === undefined && signal === undefined && settings === undefined) return client.executeQuery(compiled);
   const run = async (db: Kysely<any>, restore?: () => Promise<void>): Promise<QueryResult<unknown>> => {
     const connection = await connectionOf(db);
     await connection.collectSessionInfo?.();
@@ -101,13 +106,14 @@ async function postgresQuery(
     }
   };
   let pending: Promise<QueryResult<unknown>>;
-  if (client.isTransaction)
-    pending =
-      timeout === undefined ? run(client) : limitInTransaction(client, timeout).then((back) => run(client, back));
-  else if (timeout === undefined) pending = root.connection().execute((db) => run(db));
-  // One pooled connection, in a transaction of its own so that `set local` ends with it: one round trip before the
-  // statement (begin and set, as one simple query), and a rollback after it that the caller does not wait for.
-  else pending = inOwnTransaction(root, timeout, run);
+  if (client.isTransaction) {
+    const scoped = [...(timeout === undefined ? [] : [timeoutSetting(timeout)]), ...(settings ?? [])];
+    pending = scoped.length === 0 ? run(client) : swapSettings(client, scoped).then((back) => run(client, back));
+  } else if (timeout === undefined && settings === undefined) pending = root.connection().execute((db) => run(db));
+  // One pooled connection, in a transaction of its own so that `set local` and `set_config(…, true)` end with it:
+  // one round trip before the statement (begin and set, as one simple query), one more for the request's settings
+  // (bound parameters need a statement of their own), and a rollback after it that the caller does not wait for.
+  else pending = inOwnTransaction(root, timeout, settings, run);
   return answerAtAbort(pending, signal);
 }
 
@@ -127,18 +133,26 @@ export function answerAtAbort<T>(pending: Promise<T>, signal: AbortSignal | unde
 }
 
 /**
- * Run `run` on one pooled connection inside `begin; set local statement_timeout = …` and settle with its outcome as
- * soon as it has one; the rollback that ends the transaction (the statement only reads) runs before the connection
- * goes back to the pool, without holding up the caller.
+ * Run `run` on one pooled connection inside `begin; set local statement_timeout = …` (and the settings, set local to
+ * the transaction) and settle with its outcome as soon as it has one; the rollback that ends the transaction (the
+ * statement only reads) runs before the connection goes back to the pool, without holding up the caller.
  */
-function inOwnTransaction<T>(root: Kysely<any>, timeout: number, run: (db: Kysely<any>) => Promise<T>): Promise<T> {
+function inOwnTransaction<T>(
+  root: Kysely<any>,
+  timeout: number | undefined,
+  settings: SessionSettings | undefined,
+  run: (db: Kysely<any>) => Promise<T>,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     root
       .connection()
       .execute(async (db) => {
         // An integer the server chose (engine config or ctx), never client input; `set local` takes no parameter.
-        await db.executeQuery(CompiledQuery.raw(`begin; set local statement_timeout = ${milliseconds(timeout)}`));
+        const limit = timeout === undefined ? '' : `; set local statement_timeout = ${milliseconds(timeout)}`;
+        await db.executeQuery(CompiledQuery.raw(`begin${limit}`));
         try {
+          // Inside the try: a failed set_config still ends in the rollback below.
+          if (settings) await applySettings(db, settings);
           resolve(await run(db));
         } catch (err) {
           reject(err);
@@ -154,21 +168,9 @@ function inOwnTransaction<T>(root: Kysely<any>, timeout: number, run: (db: Kysel
   });
 }
 
-/**
- * Set the statement timeout for the rest of a caller's transaction, and return how to put its previous value back
- * (a statement that times out aborts that transaction anyway).
- */
-async function limitInTransaction(db: Kysely<any>, timeout: number): Promise<() => Promise<void>> {
-  const { rows } = await db.executeQuery<{ previous: string }>(
-    CompiledQuery.raw(
-      "select current_setting('statement_timeout') as previous, set_config('statement_timeout', $1, true) as next",
-      [String(milliseconds(timeout))],
-    ),
-  );
-  const previous = rows[0]?.previous ?? '0';
-  return async () => {
-    await db.executeQuery(CompiledQuery.raw("select set_config('statement_timeout', $1, true)", [previous]));
-  };
+/** The statement timeout as a setting for a caller's transaction (its previous value is put back after). */
+function timeoutSetting(timeout: number): readonly [string, string] {
+  return ['statement_timeout', String(milliseconds(timeout))];
 }
 
 /** The setting's value: whole milliseconds, at most PostgreSQL's largest (about 24 days). */
