@@ -15,17 +15,28 @@ export interface EdgesPage {
   readonly cursors: readonly string[];
 }
 
+/** How an edges page is read. */
+export interface EdgesOptions {
+  /**
+   * Page backward (GraphQL `last`/`before`): the `limit` rows before the cursor's position, or the last `limit`
+   * rows without a cursor. Given, it overrides the direction the cursor token names: the position is its keys.
+   */
+  readonly backward?: boolean;
+}
+
 /** What a scoped engine answers under LIST_EDGES: list() with a cursor per item. */
-export type EdgesLister<Q, C> = (query: Q, ctx?: C) => Promise<EdgesPage>;
+export type EdgesLister<Q, C> = (query: Q, ctx?: C, options?: EdgesOptions) => Promise<EdgesPage>;
 
 /** List one page as list() does, and encode the cursor after each of its items. */
 export async function listEdges<C extends ListContext>(
   scope: Scope<C>,
   parsed: ParsedQuery,
   ctx: C,
+  options: EdgesOptions = {},
 ): Promise<EdgesPage> {
   const listing = await openListing(scope, parsed, ctx, false);
-  const data = await listing.fetch(listing.after, { cursors: true, backward: listing.backward });
+  const backward = options.backward ?? listing.backward;
+  const data = await listing.fetch(listing.after, { cursors: true, backward });
   const count = listing.resolved.count ? await listing.count() : undefined;
   return { page: pageOf(listing.paging, data, count), cursors: data.cursors ?? [] };
 }

@@ -14,19 +14,25 @@ import type { EdgesPage } from '../engine/edges.ts';
 /** A list item as the engine returns it. */
 type Item = Record<string, unknown>;
 
-/** What a connection field resolves to: the engine's page, its per-item cursors, and how the request started. */
+/** What a connection field resolves to: the engine's page, its per-item cursors, and where the page stands. */
 export interface ConnectionValue {
   readonly result: EdgesPage;
-  /** The request had an `after` cursor or a positive `offset`: rows exist before this page. */
+  /**
+   * Forward: the request had an `after` cursor or a positive `offset`. Backward (`last`): the engine read a row
+   * before the page.
+   */
   readonly hasPrevious: boolean;
+  /** Forward: the engine read a row after the page. Backward: the request had a `before` cursor. */
+  readonly hasNext: boolean;
 }
 
 /** The Relay `PageInfo` type, shared by every connection of a schema. */
 export const pageInfoType = new GraphQLObjectType<ConnectionValue>({
   name: 'PageInfo',
-  description: 'Where a page stands in the list: pass `endCursor` as `after` to read the next page.',
+  description:
+    'Where a page stands in the list: pass `endCursor` as `after` to read the next page, `startCursor` as `before` (with `last`) to read the one before.',
   fields: {
-    hasNextPage: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (c) => c.result.page.page.hasMore },
+    hasNextPage: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (c) => c.hasNext },
     hasPreviousPage: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (c) => c.hasPrevious },
     startCursor: { type: GraphQLString, resolve: (c) => c.result.cursors[0] ?? null },
     endCursor: { type: GraphQLString, resolve: (c) => c.result.cursors.at(-1) ?? null },
@@ -81,7 +87,18 @@ export function connectionArgs(description: EngineDescription): GraphQLFieldConf
       description: `Page size, 0 to ${limits.maxLimit}; default ${limits.defaultLimit}.`,
     },
     after: { type: GraphQLString, description: 'An `endCursor` or edge `cursor` of the same query, sent unchanged.' },
-    offset: { type: GraphQLInt, description: `Rows to skip, up to ${limits.maxOffset}; not with \`after\`.` },
+    last: {
+      type: GraphQLInt,
+      description: `Page size when paging backward: the last rows (before \`before\`), 0 to ${limits.maxLimit}; not with \`first\`.`,
+    },
+    before: {
+      type: GraphQLString,
+      description: 'A `startCursor` or edge `cursor` of the same query: read the rows before it; with `last`.',
+    },
+    offset: {
+      type: GraphQLInt,
+      description: `Rows to skip, up to ${limits.maxOffset}; not with \`after\`, \`last\` or \`before\`.`,
+    },
   };
   if (description.capabilities.search) args.search = { type: GraphQLString, description: 'Search term.' };
   return args;

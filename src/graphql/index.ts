@@ -1,5 +1,14 @@
 import { type GraphQLSchema, printSchema as printGraphQLSchema } from 'graphql';
 
+export { abortOnClose } from '../http/handler.ts';
+export { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits } from './budget.ts';
+export {
+  DEFAULT_DOCUMENT_LIMITS,
+  type DocumentLimitOptions,
+  type DocumentLimits,
+  documentLimits,
+} from './document-limits.ts';
+export type { GraphQLLimitName } from './limit-error.ts';
 export {
   type GraphQLEndpoint,
   type GraphQLEngine,

@@ -1,18 +1,24 @@
 import type { FilterOptions } from '@mikro-orm/core';
-import { type GraphQLFieldConfig, GraphQLNonNull, GraphQLObjectType, GraphQLSchema } from 'graphql';
+import { type GraphQLFieldConfig, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import type { EngineDescription } from '../engine/describe.ts';
 import { edgesListerOf } from '../engine/edges.ts';
 import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
+import { executionSignals, withSignals } from './abort.ts';
+import { type ConnectionArgs, connectionValue, listRequest, pagesBackward } from './arguments.ts';
+import { type DocumentBudget, documentBudget, type GraphQLLimits, priceExtension } from './budget.ts';
 import { type ConnectionValue, connectionArgs, connectionType } from './connection.ts';
 import { toGraphQLError } from './errors.ts';
-import { nodeType } from './node-type.ts';
+import { nodeSources, nodeType } from './node-type.ts';
 import { connectionSelection } from './selection.ts';
 
 /** One request's base scope (tenant, authorization), MikroORM filter options, and the context for `search`. */
 export interface GraphQLListScope {
   readonly base: AnyQueryBuilder;
   readonly filters?: FilterOptions;
-  /** Passed to the engine and its search callback; `{}` when absent. */
+  /**
+   * Passed to the engine and its search callback; `{}` when absent. The execution's abort signal (the context's
+   * `signal`, its `request.signal`, graphql-js 17's `abortSignal`) is added as `signal`, beside any of its own.
+   */
   readonly ctx?: object;
 }
 
@@ -43,16 +49,8 @@ export interface GraphQLSchemaOptions<Context> {
   readonly endpoints: readonly GraphQLEndpoint<Context>[];
   /** Called with the original error of every `internal_error`; defaults to `console.error`. */
   readonly onInternalError?: (err: unknown) => void;
-}
-
-/** The arguments of a connection field as graphql-js passes them. */
-interface ConnectionArgs {
-  readonly filter?: string | null;
-  readonly sort?: string | null;
-  readonly first?: number | null;
-  readonly after?: string | null;
-  readonly offset?: number | null;
-  readonly search?: string | null;
+  /** Bounds on one document's listql fields together (docs/graphql.md, Cost and limits). */
+  readonly limits?: GraphQLLimits;
 }
 
 /**
@@ -69,9 +67,14 @@ interface ConnectionArgs {
 export function graphqlSchema<Context = unknown>(options: GraphQLSchemaOptions<Context>): GraphQLSchema {
   const onInternalError = options.onInternalError ?? logInternalError;
   const fields: Record<string, GraphQLFieldConfig<unknown, Context>> = {};
+  // A document is one request: every listql field of it asks this one budget before it runs anything.
+  const budget = documentBudget(
+    options.limits,
+    options.endpoints.map((e) => e.engine),
+  );
   for (const endpoint of options.endpoints) {
     if (fields[endpoint.field]) throw new TypeError(`graphqlSchema: the field ${endpoint.field} appears twice`);
-    fields[endpoint.field] = connectionField(endpoint, onInternalError);
+    fields[endpoint.field] = connectionField(endpoint, onInternalError, budget);
   }
   if (Object.keys(fields).length === 0) throw new TypeError('graphqlSchema: give at least one endpoint');
   return new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields }) });
@@ -80,37 +83,38 @@ export function graphqlSchema<Context = unknown>(options: GraphQLSchemaOptions<C
 function connectionField<Context>(
   endpoint: GraphQLEndpoint<Context>,
   onInternalError: (err: unknown) => void,
+  budget: DocumentBudget,
 ): GraphQLFieldConfig<unknown, Context, ConnectionArgs> {
   const description = endpoint.engine.describe();
   const node = nodeType(endpoint.type, description);
+  const sources = nodeSources(endpoint.type, description);
   const allowCount = description.capabilities.count;
-  // A selection with no node field still needs one name for `fields`: the primary key's, which every item carries.
-  const keyName = description.selectable[0];
   return {
-    type: new GraphQLNonNull(connectionType(endpoint.type, node, allowCount)),
+    // Nullable: a client error on one root field nulls that field only, and its siblings keep their data.
+    type: connectionType(endpoint.type, node, allowCount),
     args: connectionArgs(description),
     ...(endpoint.description === undefined ? {} : { description: endpoint.description }),
-    async resolve(_source, args, context, info): Promise<ConnectionValue> {
+    // The document budget prices this field with the very request its resolver sends.
+    extensions: priceExtension(
+      endpoint.engine,
+      (args: ConnectionArgs, info) => listRequest(args, connectionSelection(info), sources, allowCount).query,
+    ),
+    async resolve(_source, args, context, info): Promise<ConnectionValue | null> {
+      const signals = executionSignals(context, info);
       try {
-        const selection = connectionSelection(info);
-        const query: Record<string, string> = {};
-        if (args.filter != null) query.filter = args.filter;
-        if (args.sort != null) query.sort = args.sort;
-        if (args.first != null) query.limit = String(args.first);
-        if (args.after != null) query.cursor = args.after;
-        if (args.offset != null) query.offset = String(args.offset);
-        if (args.search != null) query.search = args.search;
-        const picked = [...selection.nodeFields];
-        if (picked.length > 0 || keyName !== undefined) query.fields = picked.length > 0 ? picked.join(',') : keyName!;
-        if (selection.totalCount && allowCount) query.count = 'true';
+        // Over the document's budget: the first field reports it, every other resolves to null; nothing runs.
+        if (!budget.admit(info)) return null;
+        const { query, backward } = listRequest(args, connectionSelection(info), sources, allowCount);
         const scope = await endpoint.scope(context);
         const scoped = endpoint.engine.from(scope.base, scope.filters === undefined ? {} : { filters: scope.filters });
         const list = edgesListerOf<Record<string, string>, object>(scoped);
         if (!list) throw new TypeError('graphqlSchema: the engine is not a listql engine');
-        const result = await list(query, scope.ctx ?? {});
-        return { result, hasPrevious: args.after != null || (args.offset ?? 0) > 0 };
+        const result = await list(query, withSignals(scope.ctx, signals), { backward });
+        return connectionValue(result, args, backward);
       } catch (err) {
-        throw toGraphQLError(err, onInternalError);
+        // A client that went away is not a server fault: its aborted statement is not logged.
+        const report = signals.some((s) => s.aborted) ? () => {} : onInternalError;
+        throw toGraphQLError(err, report, pagesBackward(args));
       }
     },
   };

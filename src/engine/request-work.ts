@@ -1,0 +1,48 @@
+import { checkBudget } from '../bind/cost.ts';
+import { resolveQuery } from '../bind/index.ts';
+import type { BoundSchema } from '../bind/types.ts';
+import { resolvePaging } from '../plan/paging.ts';
+import type { ParsedQuery } from '../syntax/ast.ts';
+import type { EngineSettings, ListContext } from './config.ts';
+import type { QueryInput } from './request.ts';
+
+/**
+ * The key under which an engine prices a request without running it, for adapters that must weigh several requests
+ * as one (a GraphQL document). Registered with Symbol.for so that every copy of listql agrees on it.
+ */
+export const REQUEST_WORK: unique symbol = Symbol.for('listql.requestWork') as never;
+
+/** What one list request may make the database do, in the units the document budget counts (docs/security.md). */
+export interface RequestWork {
+  /** Correlated sub-queries, weighted as the cost budget weighs them (count and relation sorts run them again). */
+  readonly subqueries: number;
+  /** Statements the request sends: the data query (none for a page of 0 rows) and the count when asked for. */
+  readonly statements: number;
+  /** Rows the request may answer with: its page size. */
+  readonly rows: number;
+}
+
+/**
+ * Price a parsed request as list() would run it, after the same binding and budget checks, and run nothing; a
+ * request list() would refuse throws the same ListError. Nested levels, when a request has them, must add theirs.
+ */
+export function requestWork<C extends ListContext>(
+  settings: EngineSettings<C>,
+  bound: BoundSchema,
+  parsed: ParsedQuery,
+): RequestWork {
+  const resolved = resolveQuery(bound, parsed);
+  const cost = checkBudget(resolved, settings.limits);
+  const { limit } = resolvePaging(resolved, settings.paging);
+  const statements = (limit > 0 ? 1 : 0) + (resolved.count ? 1 : 0);
+  return { subqueries: cost.subqueries, statements, rows: limit };
+}
+
+/** What an engine answers under REQUEST_WORK. */
+export type RequestWorkOf = (query: QueryInput) => RequestWork;
+
+/** Return an engine's request pricer, or undefined when it is not a listql engine. */
+export function requestWorkOf(engine: object): RequestWorkOf | undefined {
+  const price = (engine as { [REQUEST_WORK]?: unknown })[REQUEST_WORK];
+  return typeof price === 'function' ? (price as RequestWorkOf) : undefined;
+}

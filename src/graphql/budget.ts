@@ -1,0 +1,155 @@
+import { GraphQLError, type GraphQLField, type GraphQLResolveInfo, getArgumentValues } from 'graphql';
+import type { QueryInput } from '../engine/request.ts';
+import { type RequestWork, requestWorkOf } from '../engine/request-work.ts';
+import { isListError } from '../errors.ts';
+import { DEFAULT_LIMITS } from '../limits.ts';
+import { type ExecutedField, executedFields } from './document-walk.ts';
+import { documentLimitError } from './limit-error.ts';
+
+/**
+ * Bounds on the work of one GraphQL document, all its listql fields together (docs/graphql.md, Cost and limits).
+ * Every bound is a positive integer.
+ */
+export interface GraphQLLimits {
+  /** listql fields one document executes: aliases, fragments and every level count (default 20). */
+  readonly maxFields?: number | undefined;
+  /** Statements: one data query per field with `first` above 0, one more per selected `totalCount` (default 10). */
+  readonly maxStatements?: number | undefined;
+  /** Rows: the page sizes (`first`, or the engine's default limit) of every field together (default 1000). */
+  readonly maxRows?: number | undefined;
+  /**
+   * Correlated sub-queries of every field's filter together, weighted as each engine's cost budget weighs them
+   * (default: the largest `maxSubqueries` of the schema's engines, so a field REST accepts alone is accepted here).
+   */
+  readonly maxSubqueries?: number | undefined;
+}
+
+/** The defaults of GraphQLLimits other than maxSubqueries. */
+export const DEFAULT_GRAPHQL_LIMITS = Object.freeze({ maxFields: 20, maxStatements: 10, maxRows: 1000 });
+
+type Bounds = { readonly [K in keyof GraphQLLimits]-?: number };
+
+/** The field extension under which a listql connection field prices itself. */
+const PRICE_EXTENSION = 'listqlPrice';
+
+/** Price a listql field's request from its arguments and its field info, as its resolver would send it. */
+type FieldPrice = (args: Record<string, unknown>, info: GraphQLResolveInfo) => RequestWork;
+
+/** The per-schema guard every listql resolver asks before anything else. */
+export interface DocumentBudget {
+  /**
+   * Weigh the whole operation of `info`, once per execution. Returns true when it is within the bounds. Over them,
+   * throws the one error of the document for the first field that asks, and returns false for every other.
+   */
+  admit(info: GraphQLResolveInfo): boolean;
+}
+
+/** Build the field extensions of a connection field: its engine's pricer over the query its resolver builds. */
+export function priceExtension<A>(
+  engine: object,
+  queryOf: (args: A, info: GraphQLResolveInfo) => QueryInput,
+): Record<string, FieldPrice> {
+  const work = requestWorkOf(engine);
+  if (!work) throw new TypeError('graphqlSchema: the engine is not a listql engine');
+  return { [PRICE_EXTENSION]: (args, info) => work(queryOf(args as A, info)) };
+}
+
+/** Fill in and check a schema's limits (the engines give the default maxSubqueries), and build its guard. */
+export function documentBudget(
+  limits: GraphQLLimits | undefined,
+  engines: readonly { describe(): { readonly limits: { readonly maxSubqueries: number } } }[],
+): DocumentBudget {
+  const bounds: Bounds = {
+    ...DEFAULT_GRAPHQL_LIMITS,
+    maxSubqueries: Math.max(DEFAULT_LIMITS.maxSubqueries, ...engines.map((e) => e.describe().limits.maxSubqueries)),
+    ...Object.fromEntries(Object.entries(limits ?? {}).filter(([, v]) => v !== undefined)),
+  };
+  for (const [name, value] of Object.entries(bounds))
+    if (!Number.isInteger(value) || value < 1)
+      throw new TypeError(`graphqlSchema: limits.${name} must be a positive integer`);
+  // One verdict per execution: keyed on the operation, then on this execution's variable values (a fresh object
+  // for each execution in graphql-js, even without variables), so a cached document is weighed for each request.
+  const verdicts = new WeakMap<object, WeakMap<object, Verdict>>();
+  return {
+    admit(info) {
+      let byExecution = verdicts.get(info.operation);
+      if (!byExecution) {
+        byExecution = new WeakMap();
+        verdicts.set(info.operation, byExecution);
+      }
+      const key = (info.variableValues as object | null | undefined) ?? info.operation;
+      let verdict = byExecution.get(key);
+      if (!verdict) {
+        verdict = weigh(info, bounds);
+        byExecution.set(key, verdict);
+      }
+      if (verdict.error === undefined) return true;
+      if (verdict.reported) return false;
+      verdict.reported = true;
+      throw verdict.error;
+    },
+  };
+}
+
+interface Verdict {
+  readonly error?: unknown;
+  reported: boolean;
+}
+
+/** Sum the work of every listql field of the operation and compare it with the bounds, in the order listed. */
+function weigh(info: GraphQLResolveInfo, bounds: Bounds): Verdict {
+  const total = { maxFields: 0, maxStatements: 0, maxRows: 0, maxSubqueries: 0 };
+  try {
+    const fields = executedFields(info, (field) => priceOf(field) !== undefined);
+    total.maxFields = fields.length;
+    // Past maxFields the verdict is known: price no field (each costs a parse and a bind).
+    if (total.maxFields <= bounds.maxFields)
+      for (const executed of fields) {
+        const work = fieldWork(executed, info);
+        total.maxStatements += work.statements;
+        total.maxRows += work.rows;
+        total.maxSubqueries += work.subqueries;
+      }
+  } catch (err) {
+    // A document too deep to walk (only when validation was skipped), or a fault: refuse it whole, run nothing.
+    return { error: err instanceof RangeError ? documentLimitError('maxDepth', err.message) : err, reported: false };
+  }
+  const messages: Record<keyof Bounds, string> = {
+    maxFields: 'list fields',
+    maxStatements: 'statements (each list field runs one, and one more with totalCount)',
+    maxRows: 'rows (the page sizes of every list field together; ask for smaller pages with first)',
+    maxSubqueries: 'relationship sub-queries in the filters of every list field together',
+  };
+  for (const name of Object.keys(messages) as (keyof Bounds)[])
+    if (total[name] > bounds[name]) {
+      const message = `the document needs ${total[name]} ${messages[name]}, more than ${bounds[name]} (${name})`;
+      return { error: documentLimitError(name, message), reported: false };
+    }
+  return { reported: false };
+}
+
+function priceOf(field: GraphQLField<unknown, unknown>): FieldPrice | undefined {
+  const price = field.extensions?.[PRICE_EXTENSION];
+  return typeof price === 'function' ? (price as FieldPrice) : undefined;
+}
+
+/**
+ * The work of one field, priced through the info its resolver will get. A field whose arguments are refused costs
+ * nothing: its resolver fails with that same error before any statement, exactly as it would alone.
+ */
+function fieldWork({ field, parentType, responseKey, nodes }: ExecutedField, info: GraphQLResolveInfo): RequestWork {
+  const fieldInfo: GraphQLResolveInfo = {
+    ...info,
+    fieldName: field.name,
+    fieldNodes: nodes,
+    returnType: field.type,
+    parentType,
+    path: { prev: undefined, key: responseKey, typename: parentType.name },
+  };
+  try {
+    return priceOf(field)!(getArgumentValues(field, nodes[0]!, info.variableValues), fieldInfo);
+  } catch (err) {
+    if (err instanceof GraphQLError || isListError(err)) return { subqueries: 0, statements: 0, rows: 0 };
+    throw err;
+  }
+}
