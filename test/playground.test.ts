@@ -3,7 +3,9 @@
  * ships its own browser and runs offline): a syntax error is underlined under the right characters as one types
  * (parsed in the browser, with UTF-8 byte positions turned into string indices) and a schema error from the server
  * too; a good filter shows the right rows and its SQL; Next follows the cursor to the end without gaps; the tenant
- * select changes the rows; "copy as curl" writes the request; `/docs` renders the OpenAPI document. One browser for
+ * select changes the rows; "copy as curl" writes the request; `/docs` renders the OpenAPI document. Both pages work
+ * under their Content-Security-Policy (no violation is reported) and an injected inline script does not run. With
+ * `/explain` off (the default), the playground still checks and lists, and says how to see the SQL. One browser for
  * the whole file, closed in `after`.
  *
  * SQLite only: the page runs in the browser and talks to the same HTTP API whatever the dialect, and that API
@@ -19,18 +21,29 @@ import * as assert from 'uvu/assert';
 import { type RunningBookstore, startBookstore } from './helpers/bookstore.ts';
 
 const test = suite('playground in a real browser [sqlite]');
-const state: { dir?: string; bookstore?: RunningBookstore; browser?: Browser; page?: Page } = {};
+const state: {
+  dir?: string;
+  bookstore?: RunningBookstore;
+  browser?: Browser;
+  page?: Page | undefined;
+  /** What the browser reported about Content-Security-Policy: every violation, on any page. */
+  violations: string[];
+} = { violations: [] };
 
 test.before(async () => {
   try {
     state.dir = mkdtempSync(join(tmpdir(), 'listql-playground-'));
-    state.bookstore = await startBookstore({ BOOKSTORE_SQLITE: join(state.dir, 'bookstore.sqlite') });
+    // With /explain, which the page shows the SQL from.
+    state.bookstore = await startBookstore({
+      BOOKSTORE_SQLITE: join(state.dir, 'bookstore.sqlite'),
+      BOOKSTORE_EXPLAIN: '1',
+    });
     state.browser = await puppeteer.launch({
       executablePath: await chromium.executablePath(),
       args: chromium.args,
       headless: true,
     });
-    state.page = await state.browser.newPage();
+    state.page = await watchedPage();
     await state.page.goto(`${state.bookstore.base}/playground`);
     await settled();
   } catch (err) {
@@ -48,6 +61,17 @@ test.after(async () => {
     if (state.dir) rmSync(state.dir, { recursive: true, force: true });
   }
 });
+
+/** Open a tab that records every Content-Security-Policy violation and script error it reports. */
+async function watchedPage(): Promise<Page> {
+  const page = await state.browser!.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text()))
+      state.violations.push(message.text());
+  });
+  page.on('pageerror', (err) => state.violations.push(String(err)));
+  return page;
+}
 
 /** Wait until the page has checked (and, if valid, answered) the latest edit; return its state. */
 async function settled(): Promise<string> {
@@ -196,6 +220,54 @@ test('/docs renders the API reference from /openapi.json: both endpoints, their 
     assert.ok(books.includes(text), text);
   const errors = await page.$eval('#errors + section', (section) => section.textContent!);
   assert.match(errors, 'one of: "invalid_parameter", "invalid_token"');
+});
+
+test('both pages ran under their policy without a violation, and an injected inline script does not run', async () => {
+  const page = state.page!;
+  assert.equal(state.violations, []);
+  for (const path of ['/playground', '/docs']) {
+    const res = await page.goto(`${state.bookstore!.base}${path}`);
+    assert.match(res!.headers()['content-security-policy'] ?? '', "script-src 'self'");
+    // As injected markup would: a script element with inline code, added to the page.
+    await page.evaluate(() => {
+      const script = (globalThis as any).document.createElement('script');
+      script.textContent = 'globalThis.injected = true';
+      (globalThis as any).document.body.append(script);
+    });
+    assert.is(await page.evaluate(() => (globalThis as any).injected), undefined, path);
+    assert.ok(
+      state.violations.some((v) => v.includes('inline script')),
+      state.violations.join('\n'),
+    );
+    state.violations = [];
+  }
+});
+
+test('with /explain off, the playground lists and underlines schema errors, and says how to see the SQL', async () => {
+  const bookstore = await startBookstore({ BOOKSTORE_SQLITE: join(state.dir!, 'bookstore.sqlite') });
+  const page = await watchedPage();
+  const previous = state.page;
+  state.page = page;
+  try {
+    await page.goto(`${bookstore.base}/playground`);
+    assert.is(await settled(), 'ok');
+    assert.is(await typeInto('#filter', 'price lt 15 and year gte 1970'), 'ok');
+    assert.is(await typeInto('#sort', '-price'), 'ok');
+    assert.equal(await ids(), [5, 4]);
+    const sql = await page.$eval('#sql', (el) => el.textContent!);
+    assert.is(sql, 'SQL not shown: /explain is off. Start the bookstore with BOOKSTORE_EXPLAIN=1 to see it.');
+    assert.is(await typeInto('#filter', 'prce lt 15'), 'error');
+    assert.equal(await errorOf('filter'), {
+      before: '',
+      bad: 'prce',
+      message: "unknown_field: unknown field 'prce'; did you mean 'price'?",
+    });
+    assert.equal(state.violations, []);
+  } finally {
+    state.page = previous;
+    await page.close();
+    await bookstore.stop();
+  }
 });
 
 test.run();

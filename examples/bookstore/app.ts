@@ -3,18 +3,18 @@
  * from the `x-tenant` header; `listRoute` does the rest (parse, list, JSON or error response).
  */
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { listRoute } from '../../src/http/express.ts'; // in an application: from 'listql/express'
+import { bodyLimit, listRoute } from '../../src/http/express.ts'; // in an application: from 'listql/express'
 import { createEngine } from '../../src/index.ts'; // in an application: from 'listql'
 import type { BookstoreORM } from './database.ts';
-import { type BookstoreEndpoint, devTools } from './dev-tools.ts';
+import { type BookstoreEndpoint, type DevToolsOptions, devTools } from './dev-tools.ts';
 import { Author, Book } from './entities.ts';
 import { graphqlRoute } from './graphql.ts';
 import { authorPolicy, bookPolicy } from './policies.ts';
 import { titleSearch } from './search.ts';
 import { parseTenant } from './tenants.ts';
 
-/** Build the Express application of the bookstore over an initialized ORM. */
-export function createApp(orm: BookstoreORM): Express {
+/** Build the Express application of the bookstore over an initialized ORM; `/explain` only with `explain: true`. */
+export function createApp(orm: BookstoreORM, options: DevToolsOptions = {}): Express {
   // Built once at start-up: a policy mistake fails here, never in a request.
   const books = createEngine(orm, {
     policy: bookPolicy,
@@ -52,12 +52,14 @@ export function createApp(orm: BookstoreORM): Express {
 
   const app = express();
   app.disable('x-powered-by');
+  // Every body is bounded (100 KiB; 413 limit_exceeded past it), before any route: graphql-http reads one whole.
+  app.use(bodyLimit());
   app.use(tenantFromHeader);
   for (const { path, engine, scope } of endpoints) app.get(path, listRoute(engine, scope));
   // The same engines and tenant scopes as GraphQL connections: POST (or GET) /graphql.
   app.all('/graphql', graphqlRoute(endpoints));
-  // Developer pages: /openapi.json, /docs, /playground, and /explain/… (SQL: for development only).
-  app.use(devTools(endpoints));
+  // Developer pages: /openapi.json, /docs, /playground, and /explain/… (SQL with hidden columns: off by default).
+  app.use(devTools(endpoints, options));
   return app;
 }
 

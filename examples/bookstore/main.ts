@@ -3,7 +3,7 @@
  * SQLite file `.data/bookstore.sqlite` (or BOOKSTORE_SQLITE), created and seeded on first start, or over PostgreSQL,
  * MySQL or MariaDB with DATABASE_URL (an existing database; BOOKSTORE_CREATE_DB=1 creates a missing one). Prints its
  * URL and example requests to try with curl. Also serves developer pages: /playground, /docs and /openapi.json
- * (dev-tools.ts).
+ * (dev-tools.ts), and with BOOKSTORE_EXPLAIN=1 /explain/…, which shows each request's SQL (it says so on start).
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +14,8 @@ import { createBookstoreServer } from './server.ts';
 
 const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 3000);
+// /explain shows the SQL of a request, hidden columns included: only when asked for.
+const explain = process.env.BOOKSTORE_EXPLAIN === '1';
 
 const options = databaseOptionsFromEnv();
 let orm: BookstoreORM;
@@ -23,7 +25,7 @@ try {
   console.error(`The bookstore cannot open its database: ${(err as Error).message}`);
   process.exit(1);
 }
-const server = createBookstoreServer(createApp(orm));
+const server = createBookstoreServer(createApp(orm, { explain }));
 server.listen(port, host);
 try {
   await once(server, 'listening');
@@ -38,7 +40,12 @@ const { port: actual } = server.address() as AddressInfo;
 const base = `http://${host === '127.0.0.1' ? 'localhost' : host}:${actual}`;
 console.log(`listql bookstore on ${describeDatabase(orm, options)}, listening on ${base}`);
 console.log('Endpoints: GET /books, GET /authors, POST /graphql. Tenant: header x-tenant (1 or 2, default 1).');
-console.log(`Playground: ${base}/playground   API reference: ${base}/docs (${base}/openapi.json)\n`);
+console.log(`Playground: ${base}/playground   API reference: ${base}/docs (${base}/openapi.json)`);
+if (explain)
+  console.log(
+    `BOOKSTORE_EXPLAIN=1: ${base}/explain/books and /explain/authors show the SQL of a request (hidden columns too).`,
+  );
+console.log('');
 
 // The cursor example continues the page before it: ask the server for that page's nextCursor.
 const firstPage = (await (await fetch(exampleUrl(base, exampleRequests('')[3] as ExampleRequest))).json()) as {

@@ -6,6 +6,7 @@ import type { Request, Response } from 'express';
 import { writeJSONText } from './errors.ts';
 import { abortOnClose, type ListEngine, type RouteOptions, runList, type ScopeFn } from './handler.ts';
 
+export { type BodyLimitOptions, bodyLimit, DEFAULT_MAX_BODY_BYTES } from './body-limit.ts';
 export type { ListEngine, ListScope, RouteOptions, ScopeFn } from './handler.ts';
 
 /**

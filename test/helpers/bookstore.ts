@@ -11,6 +11,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** A running bookstore: its base URL (`http://127.0.0.1:port`), what it printed, and how to stop it. */
 export interface RunningBookstore {
   readonly base: string;
+  /** The bookstore's process id, to read its memory or see that it still runs. */
+  readonly pid: number;
   readonly output: () => string;
   stop(): Promise<void>;
 }
@@ -37,6 +39,7 @@ export async function startBookstore(env: Record<string, string>): Promise<Runni
   const base = /listening on (http:\/\/\S+)/.exec(output)![1]!.replace('localhost', '127.0.0.1');
   return {
     base,
+    pid: child.pid!,
     output: () => output,
     async stop() {
       if (child.exitCode !== null) return;

@@ -6,7 +6,9 @@ const PARAMETERS = ['filter', 'sort', 'fields', 'limit', 'search', 'count', 'cur
 // Parsed in the browser, with completion.
 const TEXT_PARAMETERS = ['filter', 'sort', 'fields'];
 
-const state = { endpoints: [], seq: 0, timer: undefined, nextCursor: undefined };
+const state = { endpoints: [], explain: false, seq: 0, timer: undefined, nextCursor: undefined };
+// Shown in place of the SQL when the server does not serve /explain (it is off unless the bookstore enables it).
+const NO_EXPLAIN = 'SQL not shown: /explain is off. Start the bookstore with BOOKSTORE_EXPLAIN=1 to see it.';
 
 function endpoint() {
   return state.endpoints.find((e) => e.path === $('endpoint').value);
@@ -95,21 +97,23 @@ async function run(seq) {
   const { path } = endpoint();
   const query = queryString(requestParams());
   try {
-    const [explained, listed] = await Promise.all(
-      [`/explain${path}`, path].map(async (url) => {
+    // Without /explain, the list request alone: it answers the same schema errors.
+    const urls = state.explain ? [path, `/explain${path}`] : [path];
+    const [listed, explained] = await Promise.all(
+      urls.map(async (url) => {
         const res = await fetch(query ? `${url}?${query}` : url, { headers: headers() });
         return { ok: res.ok, body: await res.json() };
       }),
     );
     if (seq !== state.seq) return;
-    const failure = [explained, listed].find((r) => !r.ok);
+    const failure = [listed, explained].find((r) => r !== undefined && !r.ok);
     if (failure) {
       showServerError(failure.body);
       renderResult(undefined, undefined);
       setState('error', failure.body.code);
       return;
     }
-    renderResult(explained.body, listed.body);
+    renderResult(explained?.body, listed.body);
     document.body.dataset.query = query;
     setState('ok', `${listed.body.items.length} rows`);
   } catch (err) {
@@ -130,7 +134,7 @@ function renderResult(explanation, page) {
     sql.push(`-- data\n${explanation.data.sql}\n-- values: ${JSON.stringify(explanation.data.params)}`);
   if (explanation?.count)
     sql.push(`-- count\n${explanation.count.sql}\n-- values: ${JSON.stringify(explanation.count.params)}`);
-  $('sql').textContent = sql.join('\n\n');
+  $('sql').textContent = state.explain ? sql.join('\n\n') : NO_EXPLAIN;
   const info = page?.page;
   $('count-value').textContent = info?.count === undefined ? '–' : String(info.count);
   $('has-more').textContent = info === undefined ? '–' : String(info.hasMore);
@@ -220,7 +224,9 @@ function showEndpoint() {
 
 async function start() {
   const res = await fetch('/describe');
-  state.endpoints = (await res.json()).endpoints;
+  const described = await res.json();
+  state.endpoints = described.endpoints;
+  state.explain = described.explain === true;
   $('endpoint').replaceChildren(
     ...state.endpoints.map(({ path }) =>
       Object.assign(document.createElement('option'), { value: path, textContent: path }),
