@@ -49,7 +49,7 @@ function fits(schema: any, value: unknown): boolean {
   return true;
 }
 
-eachDialect('toOpenAPI', { entities: catalogEntities, seed: seedCatalog }, (test) => {
+eachDialect('toOpenAPI', { entities: catalogEntities, seed: seedCatalog }, (test, dialect) => {
   test('parameters carry the endpoint bounds; count and search appear only when enabled', async ({ em }) => {
     const doc = toOpenAPI(createEngine(em, { policy, maxLimit: 50, maxOffset: 900 }).describe(), OPTIONS) as any;
     const op = doc.paths['/products'].get;
@@ -130,6 +130,20 @@ eachDialect('toOpenAPI', { entities: catalogEntities, seed: seedCatalog }, (test
       [{ path: 'p', engine }],
     ])
       assert.throws(() => toOpenAPI(endpoints, { title: 't', version: '1' }), TypeError);
+  });
+
+  test('503 query_timeout is advertised only where the database can stop a statement (not SQLite)', async ({ em }) => {
+    const timed = toOpenAPI(createEngine(em, { policy }).describe(), OPTIONS) as any;
+    const responses = timed.paths['/products'].get.responses;
+    if (dialect === 'sqlite') assert.equal(Object.keys(responses), ['200', '400', '500']);
+    else {
+      assert.equal(Object.keys(responses), ['200', '400', '500', '503']);
+      assert.match(responses['503'].description, 'query_timeout');
+      assert.match(responses['503'].description, '5000 ms');
+    }
+    const untimed = toOpenAPI(createEngine(em, { policy, statementTimeout: false }).describe(), OPTIONS) as any;
+    assert.equal(Object.keys(untimed.paths['/products'].get.responses), ['200', '400', '500']);
+    await assertValid(timed);
   });
 
   test('ListError.code is an enum of every error code', async ({ em }) => {

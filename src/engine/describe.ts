@@ -1,4 +1,4 @@
-import { selectableNames } from '../bind/resolve-fields.ts';
+import { relationItemKey, selectableNames } from '../bind/resolve-fields.ts';
 import type { BoundSchema, FieldKind, Operator } from '../bind/types.ts';
 import type { Limits } from '../limits.ts';
 import { dialectOf } from '../plan/dialect.ts';
@@ -27,6 +27,11 @@ export interface RelationDescription {
   readonly cardinality: 'one' | 'many';
   /** Present (true) when clients may write `<name> is null` / `is not null` (`relation(…, { nullCheck: true })`). */
   readonly nullCheck?: true;
+  /**
+   * Root to-one relations whose key items carry (m:1, owning 1:1): the item key holding it (the property's serialized
+   * name, which a `relation(name, policy, { property })` may make differ from `name`). `fields=<name>` picks it.
+   */
+  readonly itemKey?: string;
   readonly schema: SchemaDescription;
 }
 
@@ -40,7 +45,10 @@ export interface SchemaDescription {
 export interface EngineDescription extends SchemaDescription {
   /** The order used when a request has no `sort` (engine option `defaultSort`), as a `sort` value; then the key. */
   readonly defaultSort?: string;
-  /** The names `fields=` accepts: the primary key's (always in items), then every selectable field's. */
+  /**
+   * The names `fields=` accepts: the primary key's (always in items), then every selectable field's, then every root
+   * to-one relation's whose key items carry (see RelationDescription.itemKey).
+   */
   readonly selectable: readonly string[];
   readonly capabilities: {
     readonly count: boolean;
@@ -56,7 +64,7 @@ export interface EngineDescription extends SchemaDescription {
     readonly defaultLimit: number;
     readonly maxLimit: number;
     readonly maxOffset: number;
-    /** Milliseconds a data or count query may run on a server database; absent when the engine sets none. */
+    /** Milliseconds a data or count query may run on a server database; absent when none is set, and on SQLite. */
     readonly statementTimeout?: number;
   };
   /** The JSON shape of each item: every serialized property under its public key (see docs/openapi.md). */
@@ -74,7 +82,7 @@ export function describeEngine(
   defaultSort?: string,
 ): EngineDescription {
   return deepFreeze({
-    ...describeSchema(bound),
+    ...describeSchema(bound, true),
     ...(defaultSort === undefined ? {} : { defaultSort }),
     selectable: [...selectableNames(bound)],
     capabilities: {
@@ -88,13 +96,16 @@ export function describeEngine(
     limits: {
       ...settings.paging,
       ...settings.limits,
-      ...(settings.statementTimeout === undefined ? {} : { statementTimeout: settings.statementTimeout }),
+      // SQLite cannot stop a running statement, so it never answers query_timeout: no timeout to describe there.
+      ...(settings.statementTimeout === undefined || dialectOf(bound.platform) === 'sqlite'
+        ? {}
+        : { statementTimeout: settings.statementTimeout }),
     },
     item: describeItem(bound.meta, bound.platform),
   });
 }
 
-function describeSchema(bound: BoundSchema): SchemaDescription {
+function describeSchema(bound: BoundSchema, root = false): SchemaDescription {
   const fields = [...bound.fields.values()].map((f): FieldDescription => {
     const described: FieldDescription = {
       name: f.publicName,
@@ -107,14 +118,17 @@ function describeSchema(bound: BoundSchema): SchemaDescription {
     };
     return f.enumItems ? { ...described, values: [...f.enumItems] } : described;
   });
-  const relations = [...bound.relations.values()].map(
-    (r): RelationDescription => ({
+  const relations = [...bound.relations.values()].map((r): RelationDescription => {
+    // `fields` names root properties only: a nested relation's key is not selectable.
+    const itemKey = root ? relationItemKey(r) : undefined;
+    return {
       name: r.publicName,
       cardinality: r.cardinality,
       ...(r.nullCheck ? { nullCheck: true as const } : {}),
+      ...(itemKey === undefined ? {} : { itemKey }),
       schema: describeSchema(r.target),
-    }),
-  );
+    };
+  });
   return { fields, relations };
 }
 

@@ -7,6 +7,10 @@ export interface OperationNames {
   readonly summary: string;
   /** The `components.schemas` entry its items point at. */
   readonly itemSchema: string;
+  /** The collection path, for the operation's description. */
+  readonly path: string;
+  /** Its default tag. */
+  readonly tag: string;
 }
 
 /** Build the GET operation of one list endpoint: its query parameters with their bounds and its responses. */
@@ -53,6 +57,10 @@ export function listOperation(description: EngineDescription, names: OperationNa
   return {
     operationId: names.operationId,
     summary: names.summary,
+    description:
+      `One page of ${names.path}, filtered, sorted and paged by the query parameters below; ` +
+      'errors answer with a `ListError` body whose `code` says what went wrong.',
+    tags: [names.tag],
     parameters,
     responses: {
       '200': { description: 'One page of items.', content: json(pageSchema(description, ref(names.itemSchema))) },

@@ -104,13 +104,13 @@ function nullable(schema: JsonObject): JsonObject {
   return { ...schema, type: [...(Array.isArray(type) ? type : [type as string]), 'null'] };
 }
 
-/** Build the ListError body schema; `code` lists every code listql answers with. */
-export function listErrorSchema(): JsonObject {
+/** Build the ListError body schema; `code` lists every code listql answers with, then the application's `extra`. */
+export function listErrorSchema(extra: readonly string[] = []): JsonObject {
   return {
     type: 'object',
     required: ['code', 'message'],
     properties: {
-      code: { type: 'string', enum: Object.keys(ERROR_STATUS), description: 'Stable error code.' },
+      code: { type: 'string', enum: [...Object.keys(ERROR_STATUS), ...extra], description: 'Stable error code.' },
       message: { type: 'string' },
       parameter: { type: 'string' },
       position: {
