@@ -541,11 +541,19 @@ const LITERAL_ROWS: readonly LiteralRow[] = [
   // Within price's scale (2): literals finer than the scale are rewritten on SQLite (see the scale rows below).
   { policy: 'product', field: 'price', literal: '-0.10', expect: { both: '-0.1' } },
   { policy: 'product', field: 'price', literal: '25E-2', expect: { both: '0.25' } },
+  { policy: 'product', field: 'price', literal: '9999999999.99', expect: { both: '9999999999.99' } },
+  // Beyond every value of numeric(12, 2): MariaDB binds 10^10, which compares alike with each (docs/policy.md).
   {
     policy: 'product',
     field: 'price',
     literal: '12345678901234567890.01',
-    expect: { both: '12345678901234567890.01' },
+    expect: { sqlite: '12345678901234567890.01', postgresql: '12345678901234567890.01', mariadb: '10000000000' },
+  },
+  {
+    policy: 'product',
+    field: 'price',
+    literal: '-1e81',
+    expect: { sqlite: `-1${'0'.repeat(81)}`, postgresql: `-1${'0'.repeat(81)}`, mariadb: '-10000000000' },
   },
   { policy: 'product', field: 'price', literal: '1e5000', expect: 'reject' },
   { policy: 'product', field: 'price', literal: "'10'", expect: 'reject' },

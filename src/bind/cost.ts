@@ -1,7 +1,7 @@
 import { ListError } from '../errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import type { Span } from '../syntax/ast.ts';
-import type { ResolvedFilter, ResolvedQuery } from './types.ts';
+import type { FieldRef, ResolvedFilter, ResolvedQuery } from './types.ts';
 
 /** The bounds on the database work one request may ask for (see docs/security.md, Cost budget). */
 export type Budget = Pick<Limits, 'maxSubqueries' | 'maxSubqueryDepth' | 'maxSortJoins' | 'maxInValuesTotal'>;
@@ -32,7 +32,7 @@ export function budgetOf(overrides: Partial<Limits> | undefined): Budget {
 }
 
 /**
- * Measure a resolved request against the budget and reject it, before any query, with a positioned
+ * Measure a resolved request, as the client wrote it, against the budget and reject it, before any query, with a positioned
  * `limit_exceeded` that names the budget it crosses. Each to-one hop of a filter path and each hop of an any/all is
  * one correlated sub-query (an EXISTS evaluated per candidate row); `count=true` runs them all a second time, and
  * a sort through a relation makes the data query evaluate them for every matching row, so each counts once more
@@ -90,22 +90,33 @@ export function checkBudget(resolved: ResolvedQuery, budget: Budget): RequestCos
     return nested;
   };
 
+  /** Count one written comparison or list on `target` with `values` list values. */
+  const leaf = (target: FieldRef, values: number, depth: number, span: Span): void => {
+    enter(target.relations.length, depth, false, span);
+    cost.inValues += values;
+    if (cost.inValues > budget.maxInValuesTotal)
+      throw exceeded(
+        'filter',
+        span,
+        `the filter's in lists hold more than ${budget.maxInValuesTotal} values together (maxInValuesTotal)`,
+      );
+  };
+
   const visit = (node: ResolvedFilter, depth: number): void => {
+    // A dialect rewrite (decimal-scale.ts) may split a comparison in two or drop list values: count what was written.
+    const written = 'written' in node ? node.written : undefined;
+    if (written) {
+      leaf(written.target, written.values, depth, node.span);
+      return;
+    }
     switch (node.kind) {
       case 'compare':
       case 'like':
       case 'null':
-        enter(node.target.relations.length, depth, false, node.span);
+        leaf(node.target, 0, depth, node.span);
         return;
       case 'in':
-        enter(node.target.relations.length, depth, false, node.span);
-        cost.inValues += node.values.length;
-        if (cost.inValues > budget.maxInValuesTotal)
-          throw exceeded(
-            'filter',
-            node.span,
-            `the filter's in lists hold more than ${budget.maxInValuesTotal} values together (maxInValuesTotal)`,
-          );
+        leaf(node.target, node.values.length, depth, node.span);
         return;
       case 'not':
         visit(node.operand, depth);

@@ -1,7 +1,7 @@
 import type { Platform } from '@mikro-orm/core';
 import { dialectOf } from '../plan/dialect.ts';
 import type { Span } from '../syntax/ast.ts';
-import type { BoundField, FieldRef, ResolvedCompare, ResolvedFilter } from './types.ts';
+import type { BoundField, FieldRef, ResolvedCompare, ResolvedFilter, WrittenLeaf } from './types.ts';
 
 /**
  * SQLite keeps `numeric(p, s)` values as binary doubles, so a literal with more fractional digits than the
@@ -20,11 +20,54 @@ export interface ScaleNeighbours {
   readonly ceil: string;
 }
 
+const NUMERIC = /^\s*(?:numeric|decimal)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)/i;
+/** The most digits a MySQL / MariaDB DECIMAL holds: every value it stores is below 10^65 in magnitude. */
+const MYSQL_MAX_DIGITS = 65;
+
+/**
+ * The declared precision and scale of a decimal column: its column type `decimal(p, s)` / `numeric(p, s)` (what the
+ * database enforces), else the property's own; either may be unknown (an unconstrained PostgreSQL `numeric`).
+ */
+export function decimalShape(field: BoundField): { precision?: number; scale?: number } {
+  const { prop } = field;
+  const m = NUMERIC.exec(prop.columnTypes?.[0] ?? '');
+  const precision = m ? Number(m[1]) : prop.precision;
+  const scale = m ? Number(m[2] ?? 0) : (prop.scale ?? (prop.precision === undefined ? undefined : 0));
+  const count = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+  return {
+    ...(count(precision) ? { precision } : {}),
+    ...(count(scale) && (!count(precision) || scale <= precision) ? { scale } : {}),
+  };
+}
+
 /** Tell the column's scale when comparisons against it must be rewritten on this platform, else undefined. */
 export function rewriteScale(field: BoundField, platform: Platform): number | undefined {
   if (field.kind !== 'decimal' || dialectOf(platform) === 'postgresql') return undefined;
-  const scale = field.prop.scale;
-  return typeof scale === 'number' && Number.isInteger(scale) && scale >= 0 ? scale : undefined;
+  return decimalShape(field).scale;
+}
+
+/**
+ * On MySQL / MariaDB, where a literal must be bounded (see clampDecimal), the `n` such that every value the column
+ * holds lies strictly between ±10^n: p − s for a declared `decimal(p, s)`, else 65 (the widest DECIMAL). Undefined
+ * elsewhere: PostgreSQL compares any literal exactly, and SQLite compares it as the double it is.
+ */
+export function integerDigits(field: BoundField, platform: Platform): number | undefined {
+  if (dialectOf(platform) !== 'mysql') return undefined;
+  const { precision, scale = 0 } = decimalShape(field);
+  return precision === undefined ? MYSQL_MAX_DIGITS : precision - scale;
+}
+
+/**
+ * Replace a normalized decimal at or beyond ±10^digits (outside every value the column holds) by ±10^digits itself,
+ * which compares with every stored value exactly as the literal does (and NULL stays NULL): `price lt -1e81` and
+ * `price lt -1000000` mean the same on a `decimal(8, 2)`. MySQL and MariaDB turn a literal of 82 or more digits
+ * into another number (`price lt -1e81` matched every row); bounded, it matches what it does on the other dialects.
+ */
+export function clampDecimal(decimal: string, digits: number): string {
+  const negative = decimal.startsWith('-');
+  const whole = (negative ? decimal.slice(1) : decimal).split('.')[0] ?? '0';
+  if (whole === '0' || whole.length <= digits) return decimal;
+  return `${negative ? '-' : ''}1${'0'.repeat(digits)}`;
 }
 
 /**
@@ -47,13 +90,17 @@ function formatScaled(value: bigint, scale: number): string {
   return scale === 0 ? sign + digits : `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
 }
 
-/** Rewrite `<field> <operator> L` for a literal L strictly between `floor` and `ceil` (database values). */
+/**
+ * Rewrite `<field> <operator> L` for a literal L strictly between `floor` and `ceil` (database values); the result
+ * carries `written`, what the client wrote, which the cost budget counts instead of the rewrite.
+ */
 export function compareBetween(
   target: FieldRef,
   operator: ResolvedCompare['operator'],
   floor: unknown,
   ceil: unknown,
   span: Span,
+  written: WrittenLeaf = { target, values: 0 },
 ): ResolvedFilter {
   const cmp = (op: ResolvedCompare['operator'], value: unknown): ResolvedCompare => ({
     kind: 'compare',
@@ -64,17 +111,17 @@ export function compareBetween(
   });
   switch (operator) {
     case 'gt':
-      return cmp('gt', floor);
+      return { ...cmp('gt', floor), written };
     case 'gte':
-      return cmp('gte', ceil);
+      return { ...cmp('gte', ceil), written };
     case 'lt':
-      return cmp('lt', ceil);
+      return { ...cmp('lt', ceil), written };
     case 'lte':
-      return cmp('lte', floor);
+      return { ...cmp('lte', floor), written };
     case 'eq':
-      return { kind: 'and', left: cmp('gt', floor), right: cmp('lt', ceil), span };
+      return { kind: 'and', left: cmp('gt', floor), right: cmp('lt', ceil), span, written };
     case 'ne':
-      return { kind: 'or', left: cmp('lte', floor), right: cmp('gte', ceil), span };
+      return { kind: 'or', left: cmp('lte', floor), right: cmp('gte', ceil), span, written };
     default: {
       const never: never = operator;
       return never;

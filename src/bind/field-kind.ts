@@ -85,12 +85,9 @@ export function isSinglePrecision(prop: EntityProperty, dialect: Dialect): boole
   return m !== null && (m[1] === undefined || /,/.test(column) || Number(m[1]) <= 24);
 }
 
-/** The first year a MySQL / MariaDB DATE or DATETIME holds (their range is 1000-01-01 to 9999-12-31). */
-export const MYSQL_MIN_YEAR = 1000;
-
 /**
  * Tell whether a datetime column is a MySQL / MariaDB `TIMESTAMP`, which holds instants from
- * 1970-01-01 00:00:01 to 2038-01-19 03:14:07 UTC only (a `DATETIME` holds years 1000 to 9999).
+ * 1970-01-01 00:00:01 to 2038-01-19 03:14:07 UTC only (a `DATETIME` holds years 0001 to 9999).
  */
 export function isMysqlTimestamp(prop: EntityProperty, dialect: Dialect): boolean {
   return dialect === 'mysql' && /^timestamp\b/i.test((prop.columnTypes?.[0] ?? '').trim());

@@ -1,7 +1,7 @@
 import { type ErrorCode, ListError } from '../errors.ts';
 import { OPERATORS } from '../policy/options.ts';
 import type { FilterNode, Ident, Literal, Path, QuantifierNode, SortTerm, Span, ValueOperator } from '../syntax/ast.ts';
-import { compareBetween, rewriteScale, scaleNeighbours } from './decimal-scale.ts';
+import { clampDecimal, compareBetween, integerDigits, rewriteScale, scaleNeighbours } from './decimal-scale.ts';
 import { CASE_INSENSITIVE_OPERATORS } from './field-kind.ts';
 import { convertLiteral, foldAscii, type LiteralResult, likeLiteral, normalizeDecimal } from './literal.ts';
 import { suggestion } from './suggest.ts';
@@ -69,9 +69,12 @@ export function resolveFilter(bound: BoundSchema, node: FilterNode, scope: Scope
         if (off) between ??= off;
         else values.push(value);
       }
+      // The budget counts the list as written, dropped values included.
+      const written = { target, values: node.values.length };
       if (values.length === 0 && between)
-        return compareBetween(target, node.negated ? 'ne' : 'eq', between.floor, between.ceil, node.span);
-      return { kind: 'in', target, negated: node.negated, values, span: node.span };
+        return compareBetween(target, node.negated ? 'ne' : 'eq', between.floor, between.ceil, node.span, written);
+      const resolved = { kind: 'in', target, negated: node.negated, values, span: node.span } as const;
+      return between ? { ...resolved, written } : resolved;
     }
     case 'nullCheck': {
       const missing = relationNull(bound, node, scope);
@@ -153,7 +156,10 @@ function neighbours(
   const scale = rewriteScale(field, bound.platform);
   if (scale === undefined || literal.kind !== 'number') return undefined;
   const decimal = normalizeDecimal(literal.text);
-  const around = decimal === undefined ? undefined : scaleNeighbours(decimal, scale);
+  // A literal beyond the column's range is bounded first (see clampDecimal): the bound needs no neighbours.
+  const digits = integerDigits(field, bound.platform);
+  const bounded = decimal === undefined || digits === undefined ? decimal : clampDecimal(decimal, digits);
+  const around = bounded === undefined ? undefined : scaleNeighbours(bounded, scale);
   if (!around) return undefined;
   const at = (text: string) => literalValue(field, { kind: 'number', text, span: literal.span }, bound, false);
   return { floor: at(around.floor), ceil: at(around.ceil) };

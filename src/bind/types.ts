@@ -106,6 +106,16 @@ export interface FieldRef {
   readonly span: Span;
 }
 
+/**
+ * What the client wrote where a dialect rewrite changed a node (a decimal finer than its column's scale, see
+ * decimal-scale.ts): one comparison or one `in` list on `target`. The cost budget counts this, not the rewrite.
+ */
+export interface WrittenLeaf {
+  readonly target: FieldRef;
+  /** Values of the written `in` / `not in` list; 0 for a comparison. */
+  readonly values: number;
+}
+
 /** `=`, `<>`, `>`, `>=`, `<`, `<=` against a database value already converted through the property's type. */
 export interface ResolvedCompare {
   readonly kind: 'compare';
@@ -113,6 +123,8 @@ export interface ResolvedCompare {
   readonly operator: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte';
   readonly value: unknown;
   readonly span: Span;
+  /** Set when a dialect rewrite produced this node from what the client wrote. */
+  readonly written?: WrittenLeaf;
 }
 
 /**
@@ -137,6 +149,8 @@ export interface ResolvedIn {
   readonly negated: boolean;
   readonly values: readonly unknown[];
   readonly span: Span;
+  /** Set when a dialect rewrite left values out of what the client wrote. */
+  readonly written?: WrittenLeaf;
 }
 
 /** `IS NULL`, or `IS NOT NULL` when negated. */
@@ -170,6 +184,8 @@ export interface ResolvedAnd {
   readonly left: ResolvedFilter;
   readonly right: ResolvedFilter;
   readonly span: Span;
+  /** Set when a dialect rewrite split one written comparison or list in two. */
+  readonly written?: WrittenLeaf;
 }
 
 export interface ResolvedOr {
@@ -177,6 +193,8 @@ export interface ResolvedOr {
   readonly left: ResolvedFilter;
   readonly right: ResolvedFilter;
   readonly span: Span;
+  /** Set when a dialect rewrite split one written comparison or list in two. */
+  readonly written?: WrittenLeaf;
 }
 
 /**

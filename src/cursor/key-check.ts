@@ -1,4 +1,3 @@
-import { MYSQL_MIN_YEAR } from '../bind/field-kind.ts';
 import type { Dialect } from '../plan/dialect.ts';
 import type { CursorValue } from './codec.ts';
 import type { KeyShape } from './key-shape.ts';
@@ -57,8 +56,8 @@ export function keyHolds(value: Exclude<CursorValue, null>, shape: KeyShape, dia
     case 'boolean':
       return typeof value === 'boolean';
     case 'date': {
-      const year = typeof value === 'string' ? realDate(DATE.exec(value)) : undefined;
-      return year !== undefined && (dialect !== 'mysql' || year >= MYSQL_MIN_YEAR);
+      // Every dialect stores years 0001–9999 (MySQL's and MariaDB's DATE too, below the 1000 their manuals name).
+      return typeof value === 'string' && realDate(DATE.exec(value)) !== undefined;
     }
     case 'datetime':
       if (dialect === 'sqlite')
@@ -66,9 +65,9 @@ export function keyHolds(value: Exclude<CursorValue, null>, shape: KeyShape, dia
           typeof value === 'number' && Number.isSafeInteger(value) && value >= MIN_EPOCH_MS && value <= MAX_EPOCH_MS
         );
       if (typeof value !== 'string' || !holdsTimestamp(value, shape.timezone)) return false;
-      if (dialect !== 'mysql') return true;
-      if (shape.epochRange) return value >= MYSQL_TIMESTAMP_MIN && value <= MYSQL_TIMESTAMP_MAX;
-      return Number(value.slice(0, 4)) >= MYSQL_MIN_YEAR;
+      // A MySQL / MariaDB DATETIME holds years 0001–9999 like the others; only a TIMESTAMP is narrower.
+      if (dialect !== 'mysql' || !shape.epochRange) return true;
+      return value >= MYSQL_TIMESTAMP_MIN && value <= MYSQL_TIMESTAMP_MAX;
     default: {
       const never: never = shape.kind;
       return never;

@@ -1,8 +1,7 @@
 import { QueryFlag } from '@mikro-orm/sql';
-import { publicNameOf } from '../bind/bind-field.ts';
 import { checkBudget } from '../bind/cost.ts';
 import { resolveQuery } from '../bind/index.ts';
-import type { BoundRelation, BoundSchema, ResolvedQuery, SelectedField } from '../bind/types.ts';
+import type { BoundRelation, ResolvedQuery } from '../bind/types.ts';
 import { type CursorValue, decodePosition } from '../cursor/codec.ts';
 import {
   type CursorKey,
@@ -15,7 +14,7 @@ import {
   selectKeys,
   takeKeys,
 } from '../cursor/keys.ts';
-import { invalidParameter } from '../errors.ts';
+import { invalidCursor, invalidParameter, WALK_BACKWARD } from '../errors.ts';
 import { type AnyQueryBuilder, type ApplyOptions, planInPlace } from '../plan/apply-resolved.ts';
 import { applyRootFilters, prepareFilters, reachesRelation } from '../plan/filters.ts';
 import { effectiveSort, mirrorSort, orderByOf } from '../plan/order.ts';
@@ -29,6 +28,7 @@ import { executeOwned } from './execute.ts';
 import { type ExplainedStatement, type Explanation, explainStatement } from './explain.ts';
 import { connectionOf, inTransaction, useConnection } from './internals.ts';
 import type { Scope } from './list.ts';
+import { itemKeys, projectItems, selectPicked } from './picked-fields.ts';
 import { joinsToMany, selectsExplicitly } from './qb-state.ts';
 import { applySearch } from './search.ts';
 import { seekAfter, seekFirst, seeksByUnion } from './seek.ts';
@@ -53,7 +53,7 @@ export interface PageData {
 export interface FetchOptions {
   /** Encode a cursor after every item, not only after the last (GraphQL edges need one per item). */
   readonly cursors?: boolean;
-  /** Read the `limit` rows before the given key values instead of after them (a backward cursor). */
+  /** Read the `limit` rows before the given key values instead of after them (a backward cursor), or the last ones. */
   readonly backward?: boolean;
 }
 
@@ -113,16 +113,17 @@ export async function openListing<C extends ListContext>(
   const paging = pageSize === undefined ? checked : { ...checked, limit: pageSize };
   // Relation keys get a stand-in alias per path here (the planner names the real joins later): same keys, same order.
   const plan = cursorPlanFor(keys, resolved.sort, () => effectiveSort(bound, resolved.sort, pathAlias));
-  // A walk (`reuse`) follows nextCursor forward only: a backward cursor is refused there like another sort's.
+  // A walk (`reuse`) follows nextCursor forward only: a backward cursor is refused there, saying so.
   const position =
     resolved.cursor === undefined
       ? undefined
       : decodePosition(resolved.cursor, {
           signature: plan.signature,
-          ...(reuse ? {} : { backwardSignature: plan.backwardSignature }),
+          backwardSignature: plan.backwardSignature,
           keys: plan.keys.map((k) => k.spec),
           maxCursorBytes: settings.limits.maxCursorBytes,
         });
+  if (reuse && position?.backward) throw invalidCursor(WALK_BACKWARD);
   const after = position?.keys;
   const backward = position?.backward ?? false;
   const signal = ctx.signal;
@@ -213,8 +214,7 @@ function planData<C extends ListContext>(
   }
   // `fields`: only the picked columns and the primary key (the cursor's key columns come next, under their own
   // aliases). A base scope that selects columns itself keeps its selection; items are narrowed after the fact.
-  if (resolved.fields && !selectsExplicitly(qb))
-    qb.select(selectedProperties(scope.bound, resolved.fields).map((p) => `${qb.alias}.${p}`));
+  if (resolved.fields && !selectsExplicitly(qb)) selectPicked(qb, scope.bound, resolved.fields);
   selectKeys(qb, keys, scope.keys, seeksByUnion(scope.keys.dialect, keys));
   return { qb, keys };
 }
@@ -230,7 +230,8 @@ async function fetchPage<C extends ListContext>(
   connection: object | undefined,
   options: FetchOptions,
 ): Promise<PageData> {
-  const backward = after !== undefined && options.backward === true;
+  // A backward fetch without a position reads the end of the list (GraphQL's `last` alone).
+  const backward = options.backward === true;
   const qb = continueFrom(scope, keys, planned, paging, after, backward);
   if (connection) useConnection(qb, connection);
   const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, guard));
@@ -242,8 +243,9 @@ async function fetchPage<C extends ListContext>(
   if (backward) pageRows.reverse();
   // Rows before the page exist after an offset or a cursor (no extra query); on a backward page, exactly when read.
   const hasPrevious = backward ? extra : after !== undefined || (paging.offset ?? 0) > 0;
-  // A backward page always has rows after it (the cursor's own row at least): it continues after its last item.
-  const hasNext = backward || extra;
+  // A backward page from a cursor always has rows after it (the cursor's own row at least): it continues after its
+  // last item. One read from the end of the list has none.
+  const hasNext = backward ? after !== undefined : extra;
   const rowKeys = options.cursors || pageRows.length === 1 ? pageRows.map((row) => takeKeys(row, keys)) : undefined;
   const first = pageRows[0];
   const last = pageRows.at(-1);
@@ -269,32 +271,6 @@ async function fetchPage<C extends ListContext>(
   return cursors ? { ...data, cursors } : data;
 }
 
-/** The root properties a `fields` request reads: the primary key's, then the picked ones. */
-function selectedProperties(bound: BoundSchema, fields: readonly SelectedField[]): string[] {
-  const properties = new Set(bound.meta.primaryKeys);
-  for (const f of fields) properties.add(f.property);
-  return [...properties];
-}
-
-/** The item keys a `fields` request keeps: the primary key's public names and the picked fields'. */
-function itemKeys(bound: BoundSchema, fields: readonly SelectedField[]): ReadonlySet<string> {
-  const keys = new Set(bound.meta.primaryKeys.map((pk) => publicNameOf(bound.meta.properties[pk]!)));
-  for (const f of fields) keys.add(f.publicName);
-  return keys;
-}
-
-/**
- * Keep only the requested keys of each item, in the order the item has them. Rows that selected only those columns
- * give such items already; a base scope's own selection or hydration may give more, and this keeps the promise.
- */
-function projectItems(items: readonly Item[], keys: ReadonlySet<string>): Item[] {
-  return items.map((item) => {
-    const out: Item = {};
-    for (const key of Object.keys(item)) if (keys.has(key)) out[key] = item[key];
-    return out;
-  });
-}
-
 /**
  * Narrow the planned page query to the rows after `at` (or, backward, before it): one predicate, or a UNION ALL of
  * seekable branches (see seekAfter); without `at`, the first page (see seekFirst). A backward page is the forward
@@ -311,9 +287,6 @@ function continueFrom<C extends ListContext>(
   backward: boolean,
 ): AnyQueryBuilder {
   const { platform } = scope.bound;
-  // A first page: as planned, or on MySQL, seekable parts (see seekFirst).
-  if (at === undefined)
-    return seekFirst(qb, scope.keys.dialect, () => keysetColumns(qb, planned, platform), planned, platform, paging);
   const keys = backward ? planned.map((k) => ({ ...k, sort: mirrorSort([k.sort])[0]! })) : planned;
   if (backward)
     qb.orderBy(
@@ -323,6 +296,9 @@ function continueFrom<C extends ListContext>(
         keys.map((k) => k.sort),
       ) as never,
     );
+  // A first page: as planned, or on MySQL, seekable parts (see seekFirst); backward, the last page, mirrored.
+  if (at === undefined)
+    return seekFirst(qb, scope.keys.dialect, () => keysetColumns(qb, keys, platform), keys, platform, paging);
   const columns = keysetColumns(qb, keys, platform);
   return seekAfter(qb, scope.keys.dialect, columns, at, keys, platform, paging.limit + 1);
 }

@@ -1,0 +1,42 @@
+import { ReferenceKind } from '@mikro-orm/core';
+import { publicNameOf } from '../bind/bind-field.ts';
+import type { BoundSchema, SelectedField } from '../bind/types.ts';
+import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
+import type { Item } from './serialize.ts';
+
+/**
+ * Select what a `fields` request reads: the primary key's properties, then the picked ones. A to-one relation
+ * (a key or a picked relation) is selected by its own columns: MikroORM replaces `alias.relation` by the joined
+ * row's key whenever the relation is also joined (a sort through it), and a LEFT JOIN's key is NULL where the
+ * related row is missing or filtered out, which would drop the root row's identity.
+ */
+export function selectPicked(qb: AnyQueryBuilder, bound: BoundSchema, fields: readonly SelectedField[]): void {
+  const properties = new Set(bound.meta.primaryKeys);
+  for (const f of fields) properties.add(f.property);
+  const columns: string[] = [];
+  for (const name of properties) {
+    const prop = bound.meta.properties[name]!;
+    if (prop.kind === ReferenceKind.SCALAR) columns.push(`${qb.alias}.${name}`);
+    else for (const column of prop.fieldNames) columns.push(`${qb.alias}.${column}`);
+  }
+  qb.select(columns);
+}
+
+/** The item keys a `fields` request keeps: the primary key's public names and the picked fields'. */
+export function itemKeys(bound: BoundSchema, fields: readonly SelectedField[]): ReadonlySet<string> {
+  const keys = new Set(bound.meta.primaryKeys.map((pk) => publicNameOf(bound.meta.properties[pk]!)));
+  for (const f of fields) keys.add(f.publicName);
+  return keys;
+}
+
+/**
+ * Keep only the requested keys of each item, in the order the item has them. Rows that selected only those columns
+ * give such items already; a base scope's own selection or hydration may give more, and this keeps the promise.
+ */
+export function projectItems(items: readonly Item[], keys: ReadonlySet<string>): Item[] {
+  return items.map((item) => {
+    const out: Item = {};
+    for (const key of Object.keys(item)) if (keys.has(key)) out[key] = item[key];
+    return out;
+  });
+}
