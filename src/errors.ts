@@ -123,6 +123,16 @@ export function invalidParameter(parameter: string, message: string, source?: st
   return new ListError('invalid_parameter', message, { parameter });
 }
 
+/** Build an `invalid_cursor` error about the `cursor` parameter. */
+export function invalidCursor(message: string): ListError {
+  return new ListError('invalid_cursor', message, { parameter: 'cursor' });
+}
+
+/** What a walk (pages(), items()) answers to a prevCursor: it only follows nextCursor. */
+export const WALK_BACKWARD =
+  'this cursor is a prevCursor, which pages back, and pages() and items() only walk forward: start them without a ' +
+  'cursor or with a nextCursor, or read backward pages with list()';
+
 /** Build an `invalid_schema` error: a policy, config or metadata problem found at bind or engine construction. */
 export function invalidSchema(message: string, cause?: unknown): ListError {
   return new ListError('invalid_schema', message, cause === undefined ? {} : { cause });

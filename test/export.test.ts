@@ -157,6 +157,8 @@ for (const dialect of DIALECTS) {
     ]);
     assert.is(one.code, 0, one.stderr);
     assert.equal(ids(one.stdout), [3]);
+    // One row is "1 row", not "1 rows".
+    assert.match(one.stderr, /exported 1 row in /);
     assert.is(other.code, 0, other.stderr);
     assert.equal(ids(other.stdout), [11]);
   });
@@ -165,6 +167,7 @@ for (const dialect of DIALECTS) {
     const run = await runExport(env, ['--csv', '--filter', 'id eq 999']);
     assert.is(run.code, 0, run.stderr);
     assert.is(run.stdout, 'id,title,year,price,author,publisher\n');
+    assert.match(run.stderr, /exported 0 rows in /);
   });
 
   s('bad arguments: one line and the usage on stderr, exit code 2, no stack trace', async ({ env }) => {

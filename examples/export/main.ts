@@ -107,7 +107,7 @@ async function exportBooks(orm: BookstoreORM, options: ExportOptions, out: Writa
     const seconds = (performance.now() - started) / 1000;
     const peak = process.resourceUsage().maxRSS / 1024;
     process.stderr.write(
-      `${progress ? '\n' : ''}exported ${rows} rows in ${seconds.toFixed(2)} s (${Math.round(rows / seconds)} rows/s), peak RSS ${peak.toFixed(0)} MiB\n`,
+      `${progress ? '\n' : ''}exported ${rows} ${rows === 1 ? 'row' : 'rows'} in ${seconds.toFixed(2)} s (${Math.round(rows / seconds)} rows/s), peak RSS ${peak.toFixed(0)} MiB\n`,
     );
   } catch (err) {
     const refused = isListError(err) && err.status < 500;

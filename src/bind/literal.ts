@@ -1,7 +1,9 @@
 import type { Platform } from '@mikro-orm/core';
 import { dialectOf } from '../plan/dialect.ts';
 import type { Literal } from '../syntax/ast.ts';
-import { isMysqlTimestamp, isSinglePrecision, MYSQL_MIN_YEAR } from './field-kind.ts';
+import { clampDecimal, integerDigits } from './decimal-scale.ts';
+import { isMysqlTimestamp, isSinglePrecision } from './field-kind.ts';
+import { dateTimeHint, decimalRefused, integerOutOfRange } from './limit-messages.ts';
 import type { BoundField } from './types.ts';
 
 /** A literal checked against a field: its database value, or why it does not fit. */
@@ -19,8 +21,6 @@ const MAX_DECIMAL_DIGITS = 1000;
 /** Epoch milliseconds of 0001-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the years every dialect stores. */
 const MIN_EPOCH_MS = -62135596800000;
 const MAX_EPOCH_MS = 253402300799999;
-/** MySQL and MariaDB: DATE and DATETIME hold years 1000–9999. */
-const MYSQL_MIN_DATETIME_MS = Date.UTC(MYSQL_MIN_YEAR, 0, 1);
 /** A MySQL / MariaDB TIMESTAMP holds 1970-01-01 00:00:01 to 2038-01-19 03:14:07.999999 UTC. */
 const MYSQL_TIMESTAMP_MIN_MS = 1000;
 const MYSQL_TIMESTAMP_MAX_MS = 2147483647999;
@@ -33,7 +33,7 @@ const ok = (value: unknown): LiteralResult => ({ ok: true, value });
  * through the property's MikroORM type.
  */
 export function convertLiteral(field: BoundField, literal: Literal, platform: Platform): LiteralResult {
-  const checked = toJsValue(field, literal);
+  const checked = decimalInRange(field, toJsValue(field, literal), platform);
   if (!checked.ok) return checked;
   const dialect = dialectOf(platform);
   // PostgreSQL refuses a `real` beyond single precision (overflow and underflow alike) with an error, not a match;
@@ -82,14 +82,12 @@ function toJsValue(field: BoundField, literal: Literal): LiteralResult {
         return fail(`expected an integer without fraction or exponent for '${name}'`);
       const value = BigInt(literal.text);
       const range = field.range;
-      if (range && (value < range.min || value > range.max)) return fail(`integer out of range for '${name}'`);
+      if (range && (value < range.min || value > range.max)) return fail(integerOutOfRange(field));
       return ok(field.kind === 'bigint' ? value : Number(value));
     }
     case 'decimal': {
       const text = literal.kind === 'number' ? normalizeDecimal(literal.text) : undefined;
-      return text === undefined
-        ? fail(`expected a number within ${MAX_DECIMAL_DIGITS} digits for '${name}'`)
-        : ok(text);
+      return text === undefined ? fail(decimalRefused(field, literal.kind === 'number', MAX_DECIMAL_DIGITS)) : ok(text);
     }
     case 'float': {
       const value = literal.kind === 'number' ? Number(literal.text) : Number.NaN;
@@ -101,7 +99,10 @@ function toJsValue(field: BoundField, literal: Literal): LiteralResult {
       const date = literal.kind === 'string' ? parseDateTime(literal.value) : undefined;
       return date
         ? ok(date)
-        : fail(`expected an RFC 3339 date-time with offset, at most millisecond precision, for '${name}'`);
+        : fail(
+            `expected an RFC 3339 date-time with offset, at most millisecond precision, for '${name}'` +
+              (literal.kind === 'string' ? dateTimeHint(literal.value) : ''),
+          );
     }
     case 'date':
       return literal.kind === 'string' && parseDate(literal.value) !== undefined
@@ -112,6 +113,13 @@ function toJsValue(field: BoundField, literal: Literal): LiteralResult {
       return never;
     }
   }
+}
+
+/** A decimal beyond every value its column holds, bounded to one that compares alike (see clampDecimal). */
+function decimalInRange(field: BoundField, checked: LiteralResult, platform: Platform): LiteralResult {
+  if (field.kind !== 'decimal' || !checked.ok || typeof checked.value !== 'string') return checked;
+  const digits = integerDigits(field, platform);
+  return digits === undefined ? checked : ok(clampDecimal(checked.value, digits));
 }
 
 function enumValue(field: BoundField, literal: Literal): LiteralResult {
@@ -164,20 +172,16 @@ export function normalizeDecimal(text: string): string | undefined {
 }
 
 /**
- * The MySQL / MariaDB storage ranges of dates and times, which are narrower than the years 0001–9999 every dialect
- * accepts: a DATE or DATETIME holds years 1000–9999, a TIMESTAMP 1970-01-01 00:00:01 to 2038-01-19 03:14:07 UTC.
- * Integers need nothing here: their range (unsigned types included) is the field's own (see storedRange).
+ * The MySQL / MariaDB TIMESTAMP range, narrower than the years 0001–9999 every dialect accepts: 1970-01-01 00:00:01
+ * to 2038-01-19 03:14:07 UTC. (A DATE or DATETIME stores and compares years 0001–9999 like the other dialects, though
+ * the manuals promise only 1000–9999; docs/policy.md, Literal ranges per dialect.) Integers need nothing here: their
+ * range (unsigned types included) is the field's own (see storedRange).
  */
 function mysqlRange(field: BoundField, value: unknown): string | undefined {
-  const name = field.publicName;
-  if (field.kind === 'date' && typeof value === 'string' && Number(value.slice(0, 4)) < MYSQL_MIN_YEAR)
-    return `date out of range for '${name}' (years 1000 to 9999)`;
-  if (field.kind !== 'datetime' || !(value instanceof Date)) return undefined;
+  if (field.kind !== 'datetime' || !(value instanceof Date) || !isMysqlTimestamp(field.prop, 'mysql')) return undefined;
   const ms = value.getTime();
-  if (isMysqlTimestamp(field.prop, 'mysql')) {
-    if (ms < MYSQL_TIMESTAMP_MIN_MS || ms > MYSQL_TIMESTAMP_MAX_MS)
-      return `date-time out of range for '${name}' (1970-01-01T00:00:01Z to 2038-01-19T03:14:07Z)`;
-  } else if (ms < MYSQL_MIN_DATETIME_MS) return `date-time out of range for '${name}' (years 1000 to 9999)`;
+  if (ms < MYSQL_TIMESTAMP_MIN_MS || ms > MYSQL_TIMESTAMP_MAX_MS)
+    return `date-time out of range for '${field.publicName}' (1970-01-01T00:00:01Z to 2038-01-19T03:14:07Z)`;
   return undefined;
 }
 

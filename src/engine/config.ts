@@ -1,5 +1,6 @@
 import {
   boolean,
+  enums,
   func,
   instance,
   integer,
@@ -22,6 +23,8 @@ export interface ListContext {
   readonly signal?: AbortSignal | undefined;
   /** This request's statement timeout in milliseconds, replacing the engine's `statementTimeout` (docs/security.md). */
   readonly statementTimeout?: number | undefined;
+  /** PostgreSQL settings for this request's statements, e.g. `{ 'app.tenant': '7' }` for row-level security (docs/security.md). */
+  readonly pgSettings?: Readonly<Record<string, string>> | undefined;
   readonly [key: string]: unknown;
 }
 
@@ -69,6 +72,12 @@ export interface EngineConfig<C extends ListContext = ListContext> {
    * budget in `limits` is the guard (docs/security.md).
    */
   readonly statementTimeout?: number | false | undefined;
+  /**
+   * What a request's query parameters other than the list parameters get (docs/errors.md, Unknown parameters):
+   * `'ignore'` (the default: other parameters of the page's URL pass untouched) or `'reject'` (`invalid_parameter`
+   * naming the parameter and the closest list parameter). A query object written in code is always checked.
+   */
+  readonly unknownParameters?: 'ignore' | 'reject' | undefined;
 }
 
 /** A validated configuration with every default filled in. */
@@ -83,6 +92,7 @@ export interface EngineSettings<C extends ListContext = ListContext> {
   readonly limits: Limits;
   /** Milliseconds, or undefined for no statement timeout. */
   readonly statementTimeout?: number | undefined;
+  readonly unknownParameters: 'ignore' | 'reject';
 }
 
 /** The statement timeout when the config gives none (docs/security.md, Statement timeout). */
@@ -109,6 +119,7 @@ const CONFIG = object({
   maxCursorBytes: positive(),
   limits: optional(LIMITS),
   statementTimeout: optional(union([min(integer(), 1), literal(false)])),
+  unknownParameters: optional(enums(['ignore', 'reject'])),
 });
 
 /** Validate an engine configuration and fill in defaults; throws `invalid_schema` naming the setting at fault. */
@@ -140,6 +151,7 @@ export function validateConfig<C extends ListContext>(config: EngineConfig<C>): 
     paging: Object.freeze(paging),
     allowCount: config.allowCount ?? false,
     allowEstimatedCount: config.allowEstimatedCount ?? false,
+    unknownParameters: config.unknownParameters ?? 'ignore',
     ...(config.defaultSort === undefined ? {} : { defaultSort: config.defaultSort }),
     ...(config.search ? { search: config.search } : {}),
     limits: Object.freeze(limits as unknown as Limits),
@@ -167,6 +179,8 @@ function describeFailure(error: StructError): string {
       return `${path} must be a policy built with schema()`;
     case 'object':
       return `${path} must be an object`;
+    case 'enums':
+      return `${path} must be 'ignore' or 'reject'`;
     case 'union':
       return `${path} must be a positive integer (milliseconds) or false`;
     default:

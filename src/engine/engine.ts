@@ -5,13 +5,11 @@ import { asListError, invalidSchema } from '../errors.ts';
 import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
 import { dialectOf } from '../plan/dialect.ts';
 import type { Policy } from '../policy/schema.ts';
-import type { QueryValues } from '../syntax/parameters.ts';
-import { parseHTTP } from '../syntax/params.ts';
 import { checkBoundExecution } from './compat.ts';
 import { type EngineConfig, type ListContext, validateConfig } from './config.ts';
 import { resolveDefaultSort } from './default-sort.ts';
 import { describeEngine, type EngineDescription } from './describe.ts';
-import { LIST_EDGES, listEdges } from './edges.ts';
+import { type EdgesOptions, LIST_EDGES, listEdges } from './edges.ts';
 import type { Explanation } from './explain.ts';
 import { adviseIndexes, type IndexAdvice } from './indexes.ts';
 import type { ListItem } from './item-type.ts';
@@ -19,11 +17,12 @@ import { compileItemWriter } from './item-writer.ts';
 import { type IterateOptions, iterateItems, iteratePages } from './iterate.ts';
 import { listPage, type Page, type Scope } from './list.ts';
 import { openListing } from './listing.ts';
+import { parseRequest, type QueryInput, type SameEntity } from './request.ts';
+import { REQUEST_WORK, requestWork } from './request-work.ts';
 import { type Item, serializeRows } from './serialize.ts';
 import { checkedItemWriter, entityRows } from './writer-check.ts';
 
-/** A request's query: what fromQueryString() returns, URLSearchParams, or a raw query string. */
-export type QueryInput = QueryValues | URLSearchParams | string;
+export type { ListParameters, QueryInput } from './request.ts';
 
 /** Options of engine.from(). */
 export interface FromOptions {
@@ -54,9 +53,9 @@ export interface ScopedEngine<C extends ListContext = ListContext, I = Item> {
  * A list endpoint: immutable, built once at start-up, safe to share across concurrent requests. `I` is the item
  * type (`ListItem` of the policy's entity when createEngine can see it).
  */
-export interface Engine<C extends ListContext = ListContext, I = Item> {
+export interface Engine<C extends ListContext = ListContext, I = Item, E = any> {
   /** Scope the engine to the caller's QueryBuilder (tenant, authorization): its where, joins, selection and distinct stay; its order is replaced. */
-  from(qb: AnyQueryBuilder, options?: FromOptions): ScopedEngine<C, I>;
+  from<Q extends AnyQueryBuilder>(qb: Q & SameEntity<Q, E>, options?: FromOptions): ScopedEngine<C, I>;
   /** Describe the endpoint publicly: fields, operators, sortability, relations, capabilities and limits. */
   describe(): EngineDescription;
   /**
@@ -77,7 +76,7 @@ export interface Engine<C extends ListContext = ListContext, I = Item> {
 export function createEngine<C extends ListContext = ListContext, P extends Policy<any> = Policy>(
   orm: MikroORM | EntityManager,
   config: EngineConfig<C> & { readonly policy: P },
-): Engine<C, PolicyItem<P>> {
+): Engine<C, PolicyItem<P>, PolicyEntity<P>> {
   if (typeof orm !== 'object' || orm === null || !('em' in orm || 'getPlatform' in orm))
     throw invalidSchema('createEngine needs a MikroORM instance or an EntityManager');
   const settings = validateConfig(config);
@@ -115,7 +114,7 @@ export function createEngine<C extends ListContext = ListContext, P extends Poli
       filters: options.filters,
       defaultSort: defaultSort?.terms,
     });
-    const parse = (query: QueryInput) => parseHTTP(query, { limits: settings.limits });
+    const parse = (query: QueryInput) => parseRequest(query, settings);
     // Errors surface as rejections (and from the first next()), never as synchronous throws: the walks parse inside
     // their generators, which are returned as they are (one generator layer per item, not two).
     return Object.freeze({
@@ -127,15 +126,24 @@ export function createEngine<C extends ListContext = ListContext, P extends Poli
       explain: (query: QueryInput, ctx?: C) =>
         listErrorsOnly(async () => (await openListing(scope, parse(query), ctx ?? ({} as C), false)).explain()),
       // For adapters that need a cursor per item (listql/graphql); not part of the public interface.
-      [LIST_EDGES]: (query: QueryInput, ctx?: C) =>
-        listErrorsOnly(() => listEdges(scope, parse(query), ctx ?? ({} as C))),
+      [LIST_EDGES]: (query: QueryInput, ctx?: C, options?: EdgesOptions) =>
+        listErrorsOnly(() => listEdges(scope, parse(query), ctx ?? ({} as C), options)),
     });
   };
   const advice = Object.freeze(adviseIndexes(bound, keys.dialect, em.getMetadata()));
   // Items are typed from the entity (ListItem) only at this boundary: the engine itself handles plain records.
-  const engine: Engine<C> = Object.freeze({ from, describe: () => description, indexes: () => advice });
-  return engine as Engine<C, any>;
+  const engine: Engine<C> = Object.freeze({
+    from,
+    describe: () => description,
+    indexes: () => advice,
+    // For adapters that weigh several requests as one (listql/graphql); not part of the public interface.
+    [REQUEST_WORK]: (query: QueryInput) => requestWork(settings, bound, parseRequest(query, settings)),
+  });
+  return engine as Engine<C, any, any>;
 }
+
+/** The entity of a policy's engine (a union of them for a union of policies), whose QueryBuilder from() takes. */
+export type PolicyEntity<P> = P extends Policy<infer T> ? T : never;
 
 /** The item type of a policy's engine: `ListItem` of its entity (a union of them for a union of policies). */
 export type PolicyItem<P> = P extends Policy<infer T> ? ListItem<T> : never;

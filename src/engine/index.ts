@@ -5,6 +5,8 @@ export {
   createEngine,
   type Engine,
   type FromOptions,
+  type ListParameters,
+  type PolicyEntity,
   type PolicyItem,
   type QueryInput,
   type ScopedEngine,

@@ -77,7 +77,19 @@ export function pageOf(
       hasMore: data.hasMore,
       ...(data.nextCursor === undefined ? {} : { nextCursor: data.nextCursor }),
       ...(data.prevCursor === undefined ? {} : { prevCursor: data.prevCursor }),
-      ...(count === undefined ? {} : estimated ? { estimatedCount: count } : { count }),
+      ...(count === undefined
+        ? {}
+        : estimated
+          ? { estimatedCount: Math.max(count, provenRows(paging.offset ?? 0, data)) }
+          : { count }),
     },
   };
+}
+
+/**
+ * How many matching rows a page proves exist: those skipped by its offset, its items, and one more when it read
+ * past them. An estimate below that would contradict the page it comes with.
+ */
+function provenRows(offset: number, data: { readonly items: readonly unknown[]; readonly hasMore: boolean }): number {
+  return offset + data.items.length + (data.hasMore ? 1 : 0);
 }

@@ -7,7 +7,8 @@ import { overflowAt } from './bytes.ts';
 import { LruCache, limitsKey } from './cache.ts';
 import { fastParseFilter } from './fast-parser.ts';
 import { FILTER_RULE, filterGrammar } from './grammar.ts';
-import { isSpace, KEYWORDS, showChar, showToken } from './keywords.ts';
+import { lowerCaseKeyword, withHint, wordHint } from './habits.ts';
+import { isIdentPart, isSpace, KEYWORDS, showChar, showToken } from './keywords.ts';
 import { deepNestingIndex, type LexError, prescanFilter, readToken } from './lexer.ts';
 import { locatorFor } from './locator.ts';
 
@@ -89,8 +90,24 @@ function describe(text: string, index: number, match: ohm.FailedMatchResult): st
   // Not in ohm-js's type declarations, but public: the failures recorded at the rightmost position.
   const failures = (match as unknown as { getRightmostFailures(): FailureInfo[] }).getRightmostFailures();
   const expected = new Set(failures.map((f) => f.getText()));
-  if (token === 'null' && expected.has("'")) return "null is not a literal: write 'is null' or 'is not null'";
+  if (token.toLowerCase() === 'null' && expected.has("'"))
+    return "null is not a literal: write 'is null' or 'is not null'";
   // A satisfied `rsp` also records a failed extra whitespace, so only whitespace missing right here counts.
   if (expected.has('whitespace') && !isSpace(before)) return `expected whitespace before ${showToken(token)}`;
-  return KEYWORDS.has(token) ? `unexpected keyword ${showToken(token)}` : `unexpected ${showToken(token)}`;
+  const found = KEYWORDS.has(token) ? `unexpected keyword ${showToken(token)}` : `unexpected ${showToken(token)}`;
+  return withHint(found, wordHint(token) ?? previousWordHint(text, index));
+}
+
+/**
+ * A keyword typed in upper case where a name may stand (`NOT price gt 1`) is read as a name, and the error comes
+ * one word later: name the word that was misread.
+ */
+function previousWordHint(text: string, index: number): string | undefined {
+  let end = index;
+  while (end > 0 && isSpace(text.charCodeAt(end - 1))) end--;
+  let start = end;
+  while (start > 0 && isIdentPart(text.charCodeAt(start - 1))) start--;
+  const word = text.slice(start, end);
+  const keyword = end === index ? undefined : lowerCaseKeyword(word);
+  return keyword === undefined ? undefined : `${showToken(word)} is read as a name, write '${keyword}'`;
 }

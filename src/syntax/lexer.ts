@@ -1,5 +1,6 @@
 import { errorAt, positionAt } from '../errors.ts';
 import { type Limits, MAX_OPEN_PARENTHESES } from '../limits.ts';
+import { PLUS_AS_SPACE, symbolHint, withHint } from './habits.ts';
 import { isDigit, isIdentPart, isIdentStart, isSpace, showChar } from './keywords.ts';
 
 /**
@@ -26,7 +27,7 @@ export function readToken(text: string, index: number): number | LexError {
   if (c === 0x2d || isDigit(c)) return readNumber(text, index);
   // ( ) , / :
   if (c === 0x28 || c === 0x29 || c === 0x2c || c === 0x2f || c === 0x3a) return index + 1;
-  return { index, message: `unexpected character ${showChar(text, index)}` };
+  return { index, message: withHint(`unexpected character ${showChar(text, index)}`, symbolHint(text, index)) };
 }
 
 function readString(text: string, start: number): number | LexError {
@@ -63,7 +64,11 @@ function readNumber(text: string, start: number): number | LexError {
     j++;
     const sign = text.charCodeAt(j);
     if (sign === 0x2b || sign === 0x2d) j++;
-    if (!isDigit(text.charCodeAt(j))) return { index: j, message: 'expected a digit in the exponent' };
+    if (!isDigit(text.charCodeAt(j))) {
+      // `1e+5` typed in a URL arrives as `1e 5`.
+      const plus = text.charCodeAt(j) === 0x20 && isDigit(text.charCodeAt(j + 1));
+      return { index: j, message: withHint('expected a digit in the exponent', plus ? PLUS_AS_SPACE : undefined) };
+    }
     while (isDigit(text.charCodeAt(j))) j++;
   }
   return j;

@@ -5,8 +5,15 @@ import type { ParsedQuery } from './ast.ts';
 import { overflowAt, utf8Length } from './bytes.ts';
 import { parseFields } from './fields.ts';
 import { parseFilter } from './filter.ts';
+import { bracketHint, withHint } from './habits.ts';
 import { isDigit, showChar } from './keywords.ts';
-import { KNOWN_PARAMETERS, type KnownParameter, type QueryValues } from './parameters.ts';
+import {
+  isKnownParameter,
+  KNOWN_PARAMETERS,
+  type KnownParameter,
+  type ListParameters,
+  type QueryValues,
+} from './parameters.ts';
 import { parseSort } from './sort.ts';
 
 /** Options of parseHTTP. */
@@ -24,10 +31,16 @@ type MutableParsed = { -readonly [K in keyof ParsedQuery]: ParsedQuery[K] };
  * @example parseHTTP('filter=price%20gt%2010&sort=-price&limit=20')
  * // { filter: cmp(price gt 10), sort: [price desc], limit: 20 }
  */
-export function parseHTTP(values: QueryValues | URLSearchParams | string, options: ParseOptions = {}): ParsedQuery {
+export function parseHTTP(
+  values: QueryValues | ListParameters | URLSearchParams | string,
+  options: ParseOptions = {},
+): ParsedQuery {
   const limits = options.limits === undefined ? DEFAULT_LIMITS : mergeLimits(options.limits);
-  const query = typeof values === 'string' || values instanceof URLSearchParams ? fromQueryString(values) : values;
+  // A ListParameters is QueryValues whose absent keys may be written `undefined`, which single() skips.
+  const query =
+    typeof values === 'string' || values instanceof URLSearchParams ? fromQueryString(values) : (values as QueryValues);
   checkQueryBytes(query, limits);
+  checkBracketNames(query);
   const raw: Partial<Record<KnownParameter, string>> = {};
   for (const name of KNOWN_PARAMETERS) {
     const value = single(query, name);
@@ -80,6 +93,21 @@ function checkQueryBytes(query: QueryValues, limits: Limits): void {
   }
 }
 
+/**
+ * Refuse `filter[name]=x` and the like (JSON:API, qs, Rails): always, whatever `unknownParameters` says, because
+ * ignoring it would answer with every row the client meant to filter out.
+ */
+export function checkBracketNames(query: QueryValues): void {
+  for (const name in query) {
+    const open = name.indexOf('[');
+    if (open < 0 || !isKnownParameter(name.slice(0, open))) continue;
+    const given = query[name];
+    const value = typeof given === 'string' ? given : (given?.[0] ?? '');
+    const message = withHint(`${name} is not a list parameter`, bracketHint(name, value));
+    throw invalidParameter(name, message, value, 0);
+  }
+}
+
 /** Read a known parameter that must appear at most once, as a non-empty string. */
 function single(query: QueryValues, name: KnownParameter): string | undefined {
   if (!Object.hasOwn(query, name)) return undefined;
@@ -89,7 +117,12 @@ function single(query: QueryValues, name: KnownParameter): string | undefined {
     value = value[0];
   }
   if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw invalidParameter(name, `${name} must be a string`);
+  if (typeof value !== 'string') {
+    // A framework's parser turns `filter[name]=x` into an object.
+    const nested = typeof value === 'object' && value !== null && !Array.isArray(value);
+    const hint = nested ? `${name}[…]=… is not listql's syntax, ${bracketHint(`${name}[name]`, 'x')}` : undefined;
+    throw invalidParameter(name, withHint(`${name} must be a string`, hint));
+  }
   // Located at offset 0, where the missing value would start, like any other error inside a value.
   if (value === '') throw invalidParameter(name, `${name} must not be empty`, value, 0);
   return value;

@@ -1,6 +1,7 @@
 import { ListError } from '../errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import type { Ident, SortTerm } from './ast.ts';
+import { sortDirectionHint, withHint } from './habits.ts';
 import { isIdentPart, isIdentStart, isSpace, KEYWORDS, showChar, showToken } from './keywords.ts';
 import { type Locator, locatorFor } from './locator.ts';
 
@@ -25,7 +26,7 @@ export function parseSort(text: string, limits: Limits = DEFAULT_LIMITS): readon
     const segments: Ident[] = [];
     for (;;) {
       const end = identEnd(text, i);
-      if (end === i) throw invalid(text, loc, i, 'expected a field name');
+      if (end === i) throw invalid(text, loc, i, 'expected a field name', startHint(text, i, segments.length));
       const name = text.slice(i, end);
       if (KEYWORDS.has(name)) throw invalid(text, loc, i, `${showToken(name)} is a reserved word`);
       if (segments.length >= limits.maxPathDepth) {
@@ -51,7 +52,10 @@ export function parseSort(text: string, limits: Limits = DEFAULT_LIMITS): readon
     i = skipSpace(text, i);
     if (i >= text.length) return terms;
     if (text.charCodeAt(i) === 0x2f) throw invalid(text, loc, i, "whitespace is not allowed before '/'");
-    if (text.charCodeAt(i) !== 0x2c) throw invalid(text, loc, i, "expected ',' or the end of sort");
+    if (text.charCodeAt(i) !== 0x2c) {
+      const hint = sortDirectionHint(text, i, key);
+      throw invalid(text, loc, i, "expected ',' or the end of sort", hint);
+    }
     i = skipSpace(text, i + 1);
   }
 }
@@ -74,8 +78,14 @@ function at(loc: Locator, index: number): { parameter: string; position: ReturnT
 }
 
 /** Build an `invalid_parameter` error for sort, naming what was found at `index` when that helps. */
-function invalid(text: string, loc: Locator, index: number, expected: string): ListError {
+function invalid(text: string, loc: Locator, index: number, expected: string, hint?: string): ListError {
   const found = index >= text.length ? 'end of input' : showChar(text, index);
   const message = expected.startsWith('expected') ? `${expected}, found ${found}` : expected;
-  return new ListError('invalid_parameter', message, at(loc, index));
+  return new ListError('invalid_parameter', withHint(message, hint), at(loc, index));
+}
+
+/** A `+` before a name: other grammars' ascending mark (one typed in a URL arrives as a space and is accepted). */
+function startHint(text: string, index: number, segments: number): string | undefined {
+  if (segments > 0 || text.charCodeAt(index) !== 0x2b) return undefined;
+  return "a name alone sorts ascending and '-name' descending: leave the '+' out";
 }
