@@ -13,23 +13,25 @@
  *    `npm install` (peer ranges must resolve), then run a tiny script there: createEngine, then list() on a fresh
  *    database (in memory for SQLite; on PostgreSQL and MariaDB a database created under LISTQL_PG_URL or
  *    LISTQL_MYSQL_URL and dropped after).
+ * 4. Run the README's install line as written (scripts/compat-readme.ts): on this Node, with the tarball for
+ *    `listql`, it must install MikroORM 7 and list a page; on Node 20 it must fail with the ERESOLVE the docs explain.
  *
  * Exits non-zero, saying which step failed and why, when anything fails. `--keep` leaves the scratch directories.
  */
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installAsReadme, readmeOnNode20 } from './compat-readme.ts';
+import { elapsed, log, makeScratch, removeScratch, reportFailure, run, StepError } from './compat-run.ts';
+import { smoke } from './compat-smoke.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keep = process.argv.includes('--keep');
-const started = Date.now();
-const scratch: string[] = [];
 
 /** The test dialect each driver package serves. */
 const DIALECT_OF: Record<string, string> = { sqlite: 'sqlite', postgresql: 'postgresql', mariadb: 'mariadb' };
 const TESTS = ['engine', 'execute', 'bind'];
+const DATABASE_CLIENTS = ['mysql2', 'pg', 'better-sqlite3'] as const;
 
 interface VersionSet {
   readonly core: string;
@@ -37,35 +39,10 @@ interface VersionSet {
   readonly drivers: Record<string, string>;
   /**
    * Other packages the set's drivers pin exactly, held at those versions in the scratch copy: `@mikro-orm/mysql`
-   * under `@mikro-orm/mariadb`, and the `mysql2` that `@mikro-orm/mysql` uses (the tests' capture patches that copy).
+   * under `@mikro-orm/mariadb`, and the database client a driver depends on (`mysql2`, `pg`, `better-sqlite3`: the
+   * tests' capture patches that copy).
    */
   readonly pins: Record<string, string>;
-}
-
-class StepError extends Error {}
-
-function log(message: string): void {
-  const seconds = ((Date.now() - started) / 1000).toFixed(0).padStart(4);
-  process.stdout.write(`[compat ${seconds}s] ${message}\n`);
-}
-
-/** Run a command; on failure, throw with its last output lines and the step's name. */
-function run(step: string, command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
-  const res = spawnSync(command, args, {
-    cwd,
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const output = `${res.stdout ?? ''}${res.stderr ?? ''}`;
-  if (res.status !== 0) {
-    const lines = output.split('\n').filter((line) => !line.startsWith('npm warn'));
-    // Failing tests first (uvu prints each as `FAIL <suite> "<test>"` with its assertion below), then the end.
-    const failures = lines.flatMap((line, i) => (/^\s*FAIL\s/.test(line) ? lines.slice(i, i + 3) : [])).slice(0, 60);
-    const tail = [...failures, ...(failures.length ? ['…'] : []), ...lines.slice(-30)].join('\n');
-    throw new StepError(`${step} failed (${command} ${args.join(' ')}, exit ${res.status ?? res.signal}):\n${tail}`);
-  }
-  return res.stdout ?? '';
 }
 
 function npmJson(args: readonly string[]): unknown {
@@ -114,7 +91,8 @@ function needs(driver: string, version: string, cores: readonly string[], sqls: 
     const deps = { ...meta.peerDependencies, ...meta.dependencies };
     core ??= meta.peerDependencies?.['@mikro-orm/core'] ?? meta.dependencies?.['@mikro-orm/core'];
     sql ??= meta.dependencies?.['@mikro-orm/sql'] ?? meta.peerDependencies?.['@mikro-orm/sql'];
-    if (deps.mysql2) pins.mysql2 = deps.mysql2;
+    // The database clients the tests' driver capture patches: the scratch copy must hold the driver's own copy.
+    for (const client of DATABASE_CLIENTS) if (deps[client]) pins[client] = deps[client];
     for (const [dep, range] of Object.entries(deps)) {
       if (!/^@mikro-orm\//.test(dep) || dep === '@mikro-orm/core' || dep === '@mikro-orm/sql') continue;
       if (!/^\d+\.\d+\.\d+$/.test(range) || !versions(dep).includes(range)) return undefined;
@@ -159,12 +137,6 @@ function pickSets(drivers: readonly string[]): VersionSet[] {
 function describe(set: VersionSet): string {
   const drivers = Object.entries(set.drivers).map(([d, v]) => `${d}@${v}`);
   return `core@${set.core} sql@${set.sql} ${drivers.join(' ')}`;
-}
-
-function makeScratch(label: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `listql-compat-${label}-`));
-  scratch.push(dir);
-  return dir;
 }
 
 /** Copy the working tree (no dependencies, build output, VCS data or local databases) into a scratch directory. */
@@ -229,61 +201,12 @@ function testSet(set: VersionSet, allDrivers: readonly string[]): string {
   return dir;
 }
 
-/** The script the scratch app runs: a fresh database, one entity, createEngine and list(). */
-const SMOKE = `
-import { randomBytes } from 'node:crypto';
-import { EntitySchema } from '@mikro-orm/core';
-import { createEngine, filterable, isListError, schema, sortable } from 'listql';
-
-const [driver, adminUrl] = process.argv.slice(2);
-const { MikroORM } = await import('@mikro-orm/' + driver);
-class Note { id; title; stars; }
-const NoteSchema = new EntitySchema({
-  class: Note,
-  tableName: 'note',
-  properties: { id: { type: 'number', primary: true }, title: { type: 'string' }, stars: { type: 'number' } },
-});
-let database;
-const options = { entities: [NoteSchema], debug: false };
-if (driver === 'sqlite') options.dbName = ':memory:';
-else {
-  database = 'listql_compat_' + randomBytes(4).toString('hex');
-  const url = new URL(adminUrl);
-  url.pathname = '/' + database;
-  options.clientUrl = url.toString();
-}
-const orm = await MikroORM.init(options);
-try {
-  await orm.schema.ensureDatabase();
-  await orm.schema.create();
-  const em = orm.em.fork();
-  for (const [id, title, stars] of [[1, 'a', 3], [2, "O'Brien", 5], [3, 'c', 4]]) em.create(Note, { id, title, stars });
-  await em.flush();
-  const policy = schema(Note).expose('title', filterable('eq'), sortable()).expose('stars', filterable(), sortable());
-  const notes = createEngine(orm, { policy, maxLimit: 10, allowCount: true });
-  const page = await notes.from(orm.em.fork().createQueryBuilder(Note, 'n')).list("filter=stars gte 4&sort=-stars&count=true");
-  const got = JSON.stringify(page.items.map((i) => i.id)) + ' count=' + page.page.count;
-  if (got !== '[2,3] count=2') throw new Error('unexpected page: ' + JSON.stringify(page));
-  const quoted = await notes.from(orm.em.fork().createQueryBuilder(Note, 'n')).list("filter=title eq 'O''Brien'");
-  if (quoted.items.length !== 1) throw new Error('unexpected page: ' + JSON.stringify(quoted));
-  const bad = await notes.from(orm.em.fork().createQueryBuilder(Note, 'n')).list('filter=nope eq 1').catch((e) => e);
-  if (!isListError(bad) || bad.code !== 'unknown_field') throw new Error('expected unknown_field, got ' + bad);
-  console.log('smoke ok: ' + driver + ' ' + got);
-} finally {
-  if (database) await orm.schema.dropDatabase(database).catch(() => {});
-  await orm.close(true);
-}
-`;
-
-function packAndSmoke(builtDir: string, sets: readonly VersionSet[]): void {
+/** Pack the build, then install the tarball beside each set's core and driver in a fresh app, and list a page. */
+function packAndSmoke(builtDir: string, sets: readonly VersionSet[]): string {
   const packDir = makeScratch('pack');
   log('npm pack');
   const packed = run('npm pack', 'npm', ['pack', '--pack-destination', packDir, '--silent'], builtDir).trim();
   const tarball = join(packDir, packed.split('\n').at(-1)!.trim());
-  const adminUrls: Record<string, string> = {
-    postgresql: process.env.LISTQL_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
-    mariadb: process.env.LISTQL_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/',
-  };
   for (const set of sets)
     for (const [driver, version] of Object.entries(set.drivers)) {
       const app = makeScratch(`app-${driver}`);
@@ -291,14 +214,12 @@ function packAndSmoke(builtDir: string, sets: readonly VersionSet[]): void {
         join(app, 'package.json'),
         `${JSON.stringify({ name: 'listql-compat-app', private: true, type: 'module' }, null, 2)}\n`,
       );
-      writeFileSync(join(app, 'smoke.mjs'), SMOKE);
       const deps = [tarball, `@mikro-orm/core@${set.core}`, `@mikro-orm/${driver}@${version}`];
       log(`scratch app: npm install listql (packed) @mikro-orm/core@${set.core} @mikro-orm/${driver}@${version}`);
       run('installing the packed listql beside MikroORM', 'npm', ['install', '--no-audit', '--no-fund', ...deps], app);
-      const adminUrl = adminUrls[driver] ?? '';
-      const out = run(`the scratch app on ${driver}`, process.execPath, ['smoke.mjs', driver, adminUrl], app).trim();
-      log(out);
+      log(smoke(app, driver));
     }
+  return tarball;
 }
 
 function main(): void {
@@ -311,17 +232,16 @@ function main(): void {
   const sets = pickSets(drivers);
   for (const set of sets) log(`version set: ${describe(set)}`);
   const built = sets.map((set) => testSet(set, drivers));
-  packAndSmoke(built[0]!, sets);
-  log(`PASS in ${((Date.now() - started) / 1000).toFixed(0)}s: ${sets.map(describe).join('; ')}`);
+  const tarball = packAndSmoke(built[0]!, sets);
+  installAsReadme(root, tarball);
+  readmeOnNode20(root, tarball);
+  log(`PASS in ${elapsed()}s: ${sets.map(describe).join('; ')}`);
 }
 
 try {
   main();
 } catch (err) {
-  const message = err instanceof StepError ? err.message : ((err as Error).stack ?? String(err));
-  process.stderr.write(`\n[compat] FAIL after ${((Date.now() - started) / 1000).toFixed(0)}s: ${message}\n`);
-  process.exitCode = 1;
+  reportFailure(err);
 } finally {
-  if (keep) log(`kept: ${scratch.join(' ')}`);
-  else for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+  removeScratch(keep);
 }

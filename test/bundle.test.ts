@@ -1,7 +1,7 @@
 /**
- * listql survives bundling: esbuild bundles a tiny app (test/fixtures/bundle-app.ts) with listql inside, the way
- * docs/bundling.md advises, and the bundle runs from a temporary folder that holds no grammar.ohm and no listql
- * sources. It must parse (the fast parser and the Ohm grammar, whose recipe ships inside the JavaScript) and
+ * listql survives bundling: esbuild bundles a tiny app (test/fixtures/bundle-app.ts) with listql inside, with the
+ * options of docs/bundling.md's API example (its shell recipes run in test/bundle-recipes.test.ts), and the bundle
+ * runs from a temporary folder that holds no grammar.ohm and no listql sources. It must parse (the fast parser and the Ohm grammar, whose recipe ships inside the JavaScript) and
  * list a page. SQLite only: this is about module loading, which does not depend on the dialect; the externals
  * (MikroORM, kysely, the drivers) come from node_modules, as in a deployed app.
  */
@@ -17,7 +17,9 @@ import * as assert from 'uvu/assert';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** What a user marks external (docs/bundling.md): MikroORM, the kysely it shares with listql, and the drivers. */
-const EXTERNAL = ['@mikro-orm/*', 'kysely', 'better-sqlite3', 'pg'];
+const EXTERNAL = ['@mikro-orm/*', 'kysely', 'better-sqlite3', 'pg', 'mysql2'];
+/** The recipes' banner: a `require` for the CommonJS packages inside an ES module bundle. */
+const BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
 test('a bundled app parses and lists from a folder without grammar.ohm', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'listql-bundle-'));
@@ -30,6 +32,7 @@ test('a bundled app parses and lists from a folder without grammar.ohm', async (
       format: 'esm',
       outfile: join(dir, 'app.mjs'),
       external: EXTERNAL,
+      banner: { js: BANNER },
       // The app imports 'listql' by name; it resolves to this working tree's sources, so no build is needed first.
       alias: { listql: './src/index.ts' },
       metafile: true,
