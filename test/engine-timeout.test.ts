@@ -295,8 +295,11 @@ eachDialect('engine timeouts and aborts', { entities: ENTITIES, seed }, (test, d
       }
       const page = await engine.from(books(em)).list({ search: 'fast' });
       assert.ok(page.items.length > 0);
-      if (pg) assert.equal(await serverState(em), { idleInTransaction: 0, sleeping: 0 });
-      else assert.equal(await settled(() => mariaState(em), { running: 0, lent: 0 }), { running: 0, lent: 0 });
+      // Within 2 s: a cancelled statement's rollback may still be on its way back from the server under load.
+      if (pg) {
+        const clean = { idleInTransaction: 0, sleeping: 0 };
+        assert.equal(await settled(() => serverState(em), clean), clean);
+      } else assert.equal(await settled(() => mariaState(em), { running: 0, lent: 0 }), { running: 0, lent: 0 });
     });
 
   if (pg) {
