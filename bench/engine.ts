@@ -4,8 +4,8 @@
  */
 import { type MikroORM, serialize } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import { dialectFor } from '../src/dialect/index.ts';
 import { createEngine } from '../src/engine/index.ts';
-import { dialectOf } from '../src/plan/dialect.ts';
 import { filterable, schema, sortable } from '../src/policy/index.ts';
 import { Book, Review } from './model.ts';
 import { fmt, noise, type Sample, sideBySide, type Target, verdict } from './stats.ts';
@@ -32,7 +32,7 @@ export async function createAdvisedIndexes(orm: MikroORM, sorts: readonly string
   const advice = createEngine(orm, { policy: bookPolicy }).indexes();
   for (const a of advice)
     if (sorts.includes(a.serves.replace('sort=', ''))) await orm.em.getConnection().execute(a.ddl);
-  const mysql = dialectOf(orm.em.getPlatform()) === 'mysql';
+  const mysql = dialectFor(orm.em.getPlatform()).name === 'mysql';
   await orm.em.getConnection().execute(mysql ? 'analyze table author, book, review' : 'analyze');
 }
 
@@ -121,7 +121,7 @@ export async function benchOverhead(orm: MikroORM, label: string): Promise<strin
         ]
       : []),
   ];
-  if (dialectOf(orm.em.getPlatform()) !== 'mysql') return lines;
+  if (dialectFor(orm.em.getPlatform()).name !== 'mysql') return lines;
   // MySQL/MariaDB: listql sends every statement as a server-side prepared statement (mysql2 execute(), the values in
   // the binary protocol), while MikroORM's execute('all') sends a text query with the values inlined. Separate that
   // protocol cost from the engine's: the same SQL and values through mysql2 execute() on the same pool.

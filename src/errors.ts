@@ -1,22 +1,62 @@
+/** One row of the error table: the HTTP status a client should see, and when the code is raised. */
+export interface ErrorRow {
+  readonly status: number;
+  readonly description: string;
+}
+
+/**
+ * Every error code listql raises, in one table: code → HTTP status → description. docs/errors.md documents each
+ * code at length; test/errors-table.test.ts checks that its table lists these codes with these statuses.
+ */
+export const ERROR_TABLE = {
+  invalid_parameter: {
+    status: 400,
+    description: 'A list parameter is malformed, empty, repeated, unknown (when rejected) or not allowed here.',
+  },
+  invalid_token: {
+    status: 400,
+    description: 'A lexical failure in filter: a byte that starts no token, a bad number, an unterminated string.',
+  },
+  invalid_syntax: { status: 400, description: 'A grammar failure in filter, including the whitespace rules.' },
+  limit_exceeded: { status: 400, description: 'The request crosses a bound of the limits table or the cost budget.' },
+  unknown_field: { status: 400, description: 'A name the policy does not expose (a hidden one looks the same).' },
+  field_not_filterable: { status: 400, description: 'The field is exposed but not filterable.' },
+  field_not_sortable: { status: 400, description: 'The field is exposed but not sortable.' },
+  field_not_selectable: { status: 400, description: 'fields names a field or relation that items do not carry.' },
+  operator_not_allowed: { status: 400, description: 'The operator is not declared for the field.' },
+  invalid_literal: { status: 400, description: "The literal does not fit the field's type." },
+  invalid_relationship: {
+    status: 400,
+    description: 'A relation used the wrong way: a to-many path without any/all, a variable out of scope.',
+  },
+  invalid_cursor: {
+    status: 400,
+    description: 'The cursor is malformed, too long, or made for another endpoint, sort or direction.',
+  },
+  invalid_schema: {
+    status: 500,
+    description: 'A policy, configuration or metadata problem, found at bind() or createEngine().',
+  },
+  execution_failed: {
+    status: 500,
+    description: 'The database or a callback failed, or the operation was aborted; the cause stays server-side.',
+  },
+  query_timeout: {
+    // A public answer, not a fault: "try a cheaper request".
+    status: 503,
+    description: 'The database stopped a statement at the statement timeout: the request costs too much.',
+  },
+} as const satisfies Readonly<Record<string, ErrorRow>>;
+
 /** Every error code listql raises, with the HTTP status a client should see for it. */
-export const ERROR_STATUS = {
-  invalid_parameter: 400,
-  invalid_token: 400,
-  invalid_syntax: 400,
-  limit_exceeded: 400,
-  unknown_field: 400,
-  field_not_filterable: 400,
-  field_not_sortable: 400,
-  field_not_selectable: 400,
-  operator_not_allowed: 400,
-  invalid_literal: 400,
-  invalid_relationship: 400,
-  invalid_cursor: 400,
-  invalid_schema: 500,
-  execution_failed: 500,
-  /** The database stopped a statement at the engine's statement timeout: a public answer, "try a cheaper request". */
-  query_timeout: 503,
-} as const;
+export const ERROR_STATUS = statusColumn(ERROR_TABLE);
+
+/** Take the status column of the error table, keeping each status as a literal type. */
+function statusColumn<T extends Readonly<Record<string, ErrorRow>>>(
+  table: T,
+): { readonly [C in keyof T]: T[C]['status'] } {
+  return Object.fromEntries(Object.entries(table).map(([code, row]) => [code, row.status])) as never;
+}
 
 /** A stable, public error code. */
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -116,6 +156,21 @@ export function errorAt(code: ErrorCode, message: string, parameter: string, sou
   return new ListError(code, message, { parameter, position: positionAt(source, index) });
 }
 
+/**
+ * Build a ListError located at a position of a parameter's value (or at the parameter only, without one). Only the
+ * offset, line and column are kept: a span passed here does not leak its `end` into the public error.
+ */
+export function errorAtPosition(
+  code: ErrorCode,
+  message: string,
+  parameter: string,
+  position: Position | undefined,
+): ListError {
+  if (position === undefined) return new ListError(code, message, { parameter });
+  const { offset, line, column } = position;
+  return new ListError(code, message, { parameter, position: { offset, line, column } });
+}
+
 /** Build an `invalid_parameter` error naming the parameter. */
 export function invalidParameter(parameter: string, message: string, source?: string, index?: number): ListError {
   if (source !== undefined && index !== undefined)
@@ -138,10 +193,34 @@ export function invalidSchema(message: string, cause?: unknown): ListError {
   return new ListError('invalid_schema', message, cause === undefined ? {} : { cause });
 }
 
+/** Build a `limit_exceeded` error about a whole request or parameter (located ones come from errorAtPosition). */
+export function limitExceeded(message: string, parameter?: string): ListError {
+  return new ListError('limit_exceeded', message, parameter === undefined ? {} : { parameter });
+}
+
+/** Build an `execution_failed` error; the cause (a driver or callback error) is for logs only. */
+export function executionFailed(message: string, cause?: unknown): ListError {
+  return new ListError('execution_failed', message, cause === undefined ? {} : { cause });
+}
+
+/** Build the `execution_failed` error of a statement the database refused or failed to run. */
+export function queryFailed(cause: unknown): ListError {
+  return executionFailed('the query failed', cause);
+}
+
+/** Build the `query_timeout` error of a statement the database stopped after `timeout` milliseconds. */
+export function queryTimeout(timeout: number, cause: unknown): ListError {
+  return new ListError(
+    'query_timeout',
+    `the query ran longer than ${timeout} ms and was stopped: try a cheaper request (a narrower filter, fewer relationship conditions or sort keys, or no count)`,
+    { cause },
+  );
+}
+
 /**
  * Turn anything a list operation threw into a ListError: a ListError passes through, anything else (a driver, ORM
  * or programming error) becomes `execution_failed` with the original as its `cause`, for logs only.
  */
 export function asListError(err: unknown): ListError {
-  return isListError(err) ? err : new ListError('execution_failed', 'the list operation failed', { cause: err });
+  return isListError(err) ? err : executionFailed('the list operation failed', err);
 }

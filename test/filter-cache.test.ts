@@ -7,8 +7,8 @@ import { type Collection, type Dictionary, type EntityManager, EntitySchema } fr
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import * as assert from 'uvu/assert';
 import { resolveQuery } from '../src/bind/index.ts';
+import { dialectFor } from '../src/dialect/index.ts';
 import { createEngine } from '../src/engine/index.ts';
-import { dialectOf } from '../src/plan/dialect.ts';
 import { cachedShapeCount } from '../src/plan/filter-cache.ts';
 import { planResolved } from '../src/plan/index.ts';
 import { compileFilter } from '../src/plan/predicate.ts';
@@ -106,7 +106,7 @@ eachDialect('filters compiled once per shape', { entities: [ShelfSchema, NoteSch
         const planned = planResolved(qb, bound, resolved, { filters: false });
         const fresh = compileFilter(resolved.filter!, {
           platform: bound.platform,
-          dialect: dialectOf(bound.platform),
+          dialect: dialectFor(bound.platform),
           alias: 's',
           relations: {
             em,

@@ -10,8 +10,8 @@
  */
 import { type EntityManager, EntitySchema } from '@mikro-orm/core';
 import * as assert from 'uvu/assert';
+import { dialectFor } from '../src/dialect/index.ts';
 import { createEngine, type ScopedEngine } from '../src/engine/index.ts';
-import { dialectOf } from '../src/plan/dialect.ts';
 import { filterable, schema, sortable } from '../src/policy/index.ts';
 import { type Dialect, eachDialect } from './helpers/db.ts';
 import { walk, walkBack } from './helpers/walk.ts';
@@ -115,7 +115,7 @@ async function seed(em: EntityManager): Promise<void> {
 }
 
 function testDialect(em: EntityManager): Dialect {
-  const d = dialectOf(em.getPlatform());
+  const d = dialectFor(em.getPlatform()).name;
   return d === 'mysql' ? 'mariadb' : d;
 }
 

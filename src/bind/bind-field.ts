@@ -1,4 +1,5 @@
 import type { EntityMetadata, EntityProperty, Platform } from '@mikro-orm/core';
+import type { Dialect } from '../dialect/index.ts';
 import { invalidSchema } from '../errors.ts';
 import { OPERATORS } from '../policy/options.ts';
 import { IDENTIFIER, RESERVED_WORDS } from '../policy/reserved.ts';
@@ -20,7 +21,7 @@ export function checkPublicName(label: string, publicName: string): void {
 }
 
 /** Find the scalar an `expose()` names and resolve its type and capabilities; throws invalid_schema. */
-export function bindField(meta: EntityMetadata, entry: ExposedField, platform: Platform): BoundField {
+export function bindField(meta: EntityMetadata, entry: ExposedField, platform: Platform, dialect: Dialect): BoundField {
   const name = entry.publicName;
   const prop = meta.props.find((p) => publicNameOf(p) === name);
   if (!prop) {
@@ -42,7 +43,7 @@ export function bindField(meta: EntityMetadata, entry: ExposedField, platform: P
   if (prop.persist === false || prop.formula)
     throw invalidSchema(`${label} is not a persisted column and cannot be exposed`);
   if (prop.fieldNames?.length !== 1) throw invalidSchema(`${label} does not map to exactly one column`);
-  const shape = scalarShapeOf(prop, platform);
+  const shape = scalarShapeOf(prop, platform, dialect);
   if (!shape) throw invalidSchema(`${label} has type '${typeName(prop)}', which listql cannot filter or sort`);
   const nullable = prop.nullable === true;
   const operators = new Set<Operator>();

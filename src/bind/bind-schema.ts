@@ -1,15 +1,17 @@
 import type { EntityManager, EntityMetadata, EntityName, MetadataStorage, MikroORM, Platform } from '@mikro-orm/core';
 import { EntitySchema } from '@mikro-orm/core';
+import { type Dialect, dialectFor } from '../dialect/index.ts';
 import { invalidSchema } from '../errors.ts';
 import type { ExposedRelation, Policy } from '../policy/schema.ts';
 import { bindField } from './bind-field.ts';
 import { bindRelationProperty } from './bind-relation.ts';
 import type { BoundField, BoundKeyColumn, BoundRelation, BoundSchema } from './types.ts';
 
-/** What binding needs from an ORM: one metadata storage and its platform. */
+/** What binding needs from an ORM: one metadata storage, its platform and the platform's dialect. */
 export interface BindContext {
   readonly metadata: MetadataStorage;
   readonly platform: Platform;
+  readonly dialect: Dialect;
 }
 
 /** One relation hop on the way from the root policy, for cycle messages. */
@@ -23,7 +25,9 @@ const cache = new WeakMap<Policy, WeakMap<MetadataStorage, BoundSchema>>();
 /** Resolve a policy against the metadata of an ORM or EntityManager, once per (policy, metadata). */
 export function bindPolicy(policy: Policy, orm: MikroORM | EntityManager): BoundSchema {
   const em: EntityManager = 'getPlatform' in orm ? orm : orm.em;
-  return bindWith(policy, { metadata: em.getMetadata(), platform: em.getPlatform() }, []);
+  const platform = em.getPlatform();
+  // Detected here, once per platform: every later stage reads it with dialectFor(bound.platform).
+  return bindWith(policy, { metadata: em.getMetadata(), platform, dialect: dialectFor(platform) }, []);
 }
 
 function bindWith(policy: Policy, ctx: BindContext, path: readonly Step[]): BoundSchema {
@@ -35,7 +39,7 @@ function bindWith(policy: Policy, ctx: BindContext, path: readonly Step[]): Boun
   for (const entry of policy.entries) {
     if (fields.has(entry.publicName) || relations.has(entry.publicName))
       throw invalidSchema(`${meta.className}.${entry.publicName}: public name '${entry.publicName}' is declared twice`);
-    if (entry.kind === 'field') fields.set(entry.publicName, bindField(meta, entry, ctx.platform));
+    if (entry.kind === 'field') fields.set(entry.publicName, bindField(meta, entry, ctx.platform, ctx.dialect));
     else relations.set(entry.publicName, bindRelation(meta, entry, ctx, policy, path));
   }
   const bound: BoundSchema = Object.freeze({

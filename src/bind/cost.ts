@@ -1,4 +1,4 @@
-import { ListError } from '../errors.ts';
+import { errorAtPosition, type ListError } from '../errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import type { Span } from '../syntax/ast.ts';
 import type { FieldRef, ResolvedFilter, ResolvedQuery } from './types.ts';
@@ -144,8 +144,5 @@ export function checkBudget(resolved: ResolvedQuery, budget: Budget): RequestCos
 }
 
 function exceeded(parameter: Parameter, span: Span, message: string): ListError {
-  return new ListError('limit_exceeded', message, {
-    parameter,
-    position: { offset: span.offset, line: span.line, column: span.column },
-  });
+  return errorAtPosition('limit_exceeded', message, parameter, span);
 }

@@ -1,5 +1,4 @@
-import type { Platform } from '@mikro-orm/core';
-import { dialectOf } from '../plan/dialect.ts';
+import type { Dialect } from '../dialect/index.ts';
 import type { Span } from '../syntax/ast.ts';
 import type { BoundField, FieldRef, ResolvedCompare, ResolvedFilter, WrittenLeaf } from './types.ts';
 
@@ -21,8 +20,6 @@ export interface ScaleNeighbours {
 }
 
 const NUMERIC = /^\s*(?:numeric|decimal)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)/i;
-/** The most digits a MySQL / MariaDB DECIMAL holds: every value it stores is below 10^65 in magnitude. */
-const MYSQL_MAX_DIGITS = 65;
 
 /**
  * The declared precision and scale of a decimal column: its column type `decimal(p, s)` / `numeric(p, s)` (what the
@@ -40,21 +37,22 @@ export function decimalShape(field: BoundField): { precision?: number; scale?: n
   };
 }
 
-/** Tell the column's scale when comparisons against it must be rewritten on this platform, else undefined. */
-export function rewriteScale(field: BoundField, platform: Platform): number | undefined {
-  if (field.kind !== 'decimal' || dialectOf(platform) === 'postgresql') return undefined;
+/** Tell the column's scale when comparisons against it must be rewritten on this dialect, else undefined. */
+export function rewriteScale(field: BoundField, dialect: Dialect): number | undefined {
+  if (field.kind !== 'decimal' || dialect.exactDecimals) return undefined;
   return decimalShape(field).scale;
 }
 
 /**
  * On MySQL / MariaDB, where a literal must be bounded (see clampDecimal), the `n` such that every value the column
- * holds lies strictly between ±10^n: p − s for a declared `decimal(p, s)`, else 65 (the widest DECIMAL). Undefined
+ * holds lies strictly between ±10^n: p − s for a declared `decimal(p, s)`, else the widest DECIMAL's (Dialect.decimalDigits: 65). Undefined
  * elsewhere: PostgreSQL compares any literal exactly, and SQLite compares it as the double it is.
  */
-export function integerDigits(field: BoundField, platform: Platform): number | undefined {
-  if (dialectOf(platform) !== 'mysql') return undefined;
+export function integerDigits(field: BoundField, dialect: Dialect): number | undefined {
+  const widest = dialect.decimalDigits;
+  if (widest === undefined) return undefined;
   const { precision, scale = 0 } = decimalShape(field);
-  return precision === undefined ? MYSQL_MAX_DIGITS : precision - scale;
+  return precision === undefined ? widest : precision - scale;
 }
 
 /**

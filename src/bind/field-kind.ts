@@ -20,15 +20,11 @@ import {
   UnknownType,
   UuidType,
 } from '@mikro-orm/core';
-import { BaseMySqlPlatform, BasePostgreSqlPlatform } from '@mikro-orm/sql';
-import type { Dialect } from '../plan/dialect.ts';
+import type { Dialect, IntegerRange } from '../dialect/index.ts';
 import type { FieldKind, Operator } from './types.ts';
 
 /** The inclusive range of values an integer type allows. */
-export interface IntegerRange {
-  readonly min: bigint;
-  readonly max: bigint;
-}
+export type { IntegerRange } from '../dialect/index.ts';
 
 /** What a scalar property is to listql: its kind and, for integers, the range its type allows. */
 export interface ScalarShape {
@@ -54,48 +50,26 @@ export function mappedTypeOf(prop: EntityProperty, platform: Platform): Type<unk
   return undefined;
 }
 
-/** SQLite keeps every integer as a signed 64-bit value. */
-const INT64_MAX = (1n << 63n) - 1n;
-
-/**
- * The range the database itself stores for an integer type: PostgreSQL has no unsigned types, so an unsigned
- * column is the signed column of the same width (negatives still refused); SQLite integers are signed 64-bit;
- * MySQL and MariaDB have real unsigned types of every width (`bigint unsigned` up to 18446744073709551615).
- * Literals and cursor keys are checked against this range, so no value the database would refuse reaches it.
- */
-function storedRange(range: IntegerRange, platform: Platform): IntegerRange {
-  if (platform instanceof BaseMySqlPlatform) return range;
-  if (platform instanceof BasePostgreSqlPlatform && range.min === 0n) return { min: 0n, max: range.max >> 1n };
-  return range.max > INT64_MAX ? { min: range.min, max: INT64_MAX } : range;
-}
-
-const MYSQL_FLOAT = /^float\s*(?:\(\s*(\d+)\s*(?:,\s*\d+\s*)?\))?(?:\s+unsigned)?$/i;
-
 /**
  * Tell whether a float column is single precision, whose range and resolution are far smaller than a double's:
  * PostgreSQL `real` / `float4`; MySQL and MariaDB `float` and `float(p)` with p ≤ 24 (their `real` and `float(p)`
  * with p > 24 are doubles). SQLite stores every float as a double.
  */
 export function isSinglePrecision(prop: EntityProperty, dialect: Dialect): boolean {
-  const column = (prop.columnTypes?.[0] ?? '').trim();
-  if (dialect === 'postgresql') return /^(?:real|float4)$/i.test(column);
-  if (dialect !== 'mysql') return false;
-  const m = MYSQL_FLOAT.exec(column);
-  // `float(M, D)` (deprecated) is single precision too; only `float(p)` with one argument above 24 is a double.
-  return m !== null && (m[1] === undefined || /,/.test(column) || Number(m[1]) <= 24);
+  return dialect.isSinglePrecision((prop.columnTypes?.[0] ?? '').trim());
 }
 
 /**
- * Tell whether a datetime column is a MySQL / MariaDB `TIMESTAMP`, which holds instants from
- * 1970-01-01 00:00:01 to 2038-01-19 03:14:07 UTC only (a `DATETIME` holds years 0001 to 9999).
+ * Tell whether a datetime column is a `TIMESTAMP` of a dialect where it holds instants from 1970-01-01 00:00:01 to
+ * 2038-01-19 03:14:07 UTC only (MySQL, MariaDB; a `DATETIME` there holds years 0001 to 9999).
  */
-export function isMysqlTimestamp(prop: EntityProperty, dialect: Dialect): boolean {
-  return dialect === 'mysql' && /^timestamp\b/i.test((prop.columnTypes?.[0] ?? '').trim());
+export function isNarrowTimestamp(prop: EntityProperty, dialect: Dialect): boolean {
+  return dialect.narrowTimestamps && /^timestamp\b/i.test((prop.columnTypes?.[0] ?? '').trim());
 }
 
-/** Tell whether an enum is a MySQL / MariaDB native `ENUM(...)` column, which sorts by item position. */
-export function isNativeMysqlEnum(prop: EntityProperty, dialect: Dialect): boolean {
-  return dialect === 'mysql' && /^enum\s*\(/i.test((prop.columnTypes?.[0] ?? '').trim());
+/** Tell whether an enum is a native `ENUM(...)` column of a dialect where it sorts by item position (MySQL, MariaDB). */
+export function isPositionalEnum(prop: EntityProperty, dialect: Dialect): boolean {
+  return dialect.enumsSortByPosition && /^enum\s*\(/i.test((prop.columnTypes?.[0] ?? '').trim());
 }
 
 function signedRange(bits: number, unsigned: boolean): IntegerRange {
@@ -103,14 +77,19 @@ function signedRange(bits: number, unsigned: boolean): IntegerRange {
   return unsigned ? { min: 0n, max: (1n << b) - 1n } : { min: -(1n << (b - 1n)), max: (1n << (b - 1n)) - 1n };
 }
 
-/** Classify a scalar property by its MikroORM type (docs/policy.md); undefined: listql cannot filter or sort it. */
-export function scalarShapeOf(prop: EntityProperty, platform: Platform): ScalarShape | undefined {
+/**
+ * Classify a scalar property by its MikroORM type (docs/policy.md); undefined: listql cannot filter or sort it. An
+ * integer's range is what the database itself stores for the type (Dialect.storedIntegerRange: PostgreSQL has no
+ * unsigned types, SQLite integers are signed 64-bit, MySQL and MariaDB have unsigned types of every width), so
+ * literals and cursor keys checked against it never reach the database with a value it would refuse.
+ */
+export function scalarShapeOf(prop: EntityProperty, platform: Platform, dialect: Dialect): ScalarShape | undefined {
   if (prop.array) return undefined;
   if (prop.enum || prop.nativeEnumName) return prop.items?.length ? { kind: 'enum' } : undefined;
   const type = mappedTypeOf(prop, platform);
   if (!type) return undefined;
   const unsigned = prop.unsigned === true;
-  const range = (bits: number) => storedRange(signedRange(bits, unsigned), platform);
+  const range = (bits: number) => dialect.storedIntegerRange(signedRange(bits, unsigned));
   // MediumIntType extends IntegerType, so test it first.
   if (type instanceof MediumIntType) return { kind: 'integer', range: range(24) };
   if (type instanceof IntegerType) return { kind: 'integer', range: range(32) };

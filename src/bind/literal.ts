@@ -1,8 +1,8 @@
 import type { Platform } from '@mikro-orm/core';
-import { dialectOf } from '../plan/dialect.ts';
+import type { Dialect } from '../dialect/index.ts';
 import type { Literal } from '../syntax/ast.ts';
 import { clampDecimal, integerDigits } from './decimal-scale.ts';
-import { isMysqlTimestamp, isSinglePrecision } from './field-kind.ts';
+import { isNarrowTimestamp, isSinglePrecision } from './field-kind.ts';
 import { dateTimeHint, decimalRefused, integerOutOfRange } from './limit-messages.ts';
 import type { BoundField } from './types.ts';
 
@@ -32,19 +32,21 @@ const ok = (value: unknown): LiteralResult => ({ ok: true, value });
  * Check a literal against a field's type (docs/policy.md) and convert it to the value bound as a query parameter,
  * through the property's MikroORM type.
  */
-export function convertLiteral(field: BoundField, literal: Literal, platform: Platform): LiteralResult {
-  const checked = decimalInRange(field, toJsValue(field, literal), platform);
+export function convertLiteral(
+  field: BoundField,
+  literal: Literal,
+  platform: Platform,
+  dialect: Dialect,
+): LiteralResult {
+  const checked = decimalInRange(field, toJsValue(field, literal), dialect);
   if (!checked.ok) return checked;
-  const dialect = dialectOf(platform);
   // PostgreSQL refuses a `real` beyond single precision (overflow and underflow alike) with an error, not a match;
   // a MySQL / MariaDB FLOAT cannot hold such a value either.
   const single = field.kind === 'float' && isSinglePrecision(field.prop, dialect);
   if (single && !fitsSingle(checked.value as number))
     return fail(`number out of range for '${field.publicName}' (single precision)`);
-  if (dialect === 'mysql') {
-    const refused = mysqlRange(field, checked.value);
-    if (refused) return fail(refused);
-  }
+  const refused = timestampRange(field, checked.value, dialect);
+  if (refused) return fail(refused);
   try {
     return ok(toDatabaseValue(field, checked.value, platform));
   } catch {
@@ -116,9 +118,9 @@ function toJsValue(field: BoundField, literal: Literal): LiteralResult {
 }
 
 /** A decimal beyond every value its column holds, bounded to one that compares alike (see clampDecimal). */
-function decimalInRange(field: BoundField, checked: LiteralResult, platform: Platform): LiteralResult {
+function decimalInRange(field: BoundField, checked: LiteralResult, dialect: Dialect): LiteralResult {
   if (field.kind !== 'decimal' || !checked.ok || typeof checked.value !== 'string') return checked;
-  const digits = integerDigits(field, platform);
+  const digits = integerDigits(field, dialect);
   return digits === undefined ? checked : ok(clampDecimal(checked.value, digits));
 }
 
@@ -177,8 +179,9 @@ export function normalizeDecimal(text: string): string | undefined {
  * the manuals promise only 1000–9999; docs/policy.md, Literal ranges per dialect.) Integers need nothing here: their
  * range (unsigned types included) is the field's own (see storedRange).
  */
-function mysqlRange(field: BoundField, value: unknown): string | undefined {
-  if (field.kind !== 'datetime' || !(value instanceof Date) || !isMysqlTimestamp(field.prop, 'mysql')) return undefined;
+function timestampRange(field: BoundField, value: unknown, dialect: Dialect): string | undefined {
+  if (field.kind !== 'datetime' || !(value instanceof Date) || !isNarrowTimestamp(field.prop, dialect))
+    return undefined;
   const ms = value.getTime();
   if (ms < MYSQL_TIMESTAMP_MIN_MS || ms > MYSQL_TIMESTAMP_MAX_MS)
     return `date-time out of range for '${field.publicName}' (1970-01-01T00:00:01Z to 2038-01-19T03:14:07Z)`;

@@ -1,5 +1,5 @@
 import { type EntityProperty, ReferenceKind } from '@mikro-orm/core';
-import { ListError } from '../errors.ts';
+import { errorAtPosition, type ListError } from '../errors.ts';
 import type { Ident } from '../syntax/ast.ts';
 import { publicNameOf } from './bind-field.ts';
 import { suggestion } from './suggest.ts';
@@ -62,7 +62,7 @@ function primaryKeyNamed(bound: BoundSchema, name: string): SelectedField | unde
 }
 
 function fail(code: 'unknown_field' | 'field_not_selectable', message: string, position: ListError['position']): never {
-  throw new ListError(code, message, { parameter: 'fields', position });
+  throw errorAtPosition(code, message, 'fields', position);
 }
 
 /** Quote a client-written name, cut short so that messages never echo large input. */

@@ -1,4 +1,5 @@
-import { type ErrorCode, ListError } from '../errors.ts';
+import { dialectFor } from '../dialect/index.ts';
+import { type ErrorCode, errorAtPosition, type ListError } from '../errors.ts';
 import { OPERATORS } from '../policy/options.ts';
 import type { FilterNode, Ident, Literal, Path, QuantifierNode, SortTerm, Span, ValueOperator } from '../syntax/ast.ts';
 import { clampDecimal, compareBetween, integerDigits, rewriteScale, scaleNeighbours } from './decimal-scale.ts';
@@ -28,10 +29,7 @@ const NO_VARIABLES: Scope = new Map();
 
 /** Build a ListError located at a span's start (the span's `end` is not part of the public position). */
 function errorAt(code: ErrorCode, message: string, parameter: Parameter, span: Span): ListError {
-  return new ListError(code, message, {
-    parameter,
-    position: { offset: span.offset, line: span.line, column: span.column },
-  });
+  return errorAtPosition(code, message, parameter, span);
 }
 
 /** Quote a client-written name, cut short so that messages never echo large input. */
@@ -142,7 +140,9 @@ function writtenOperator(operator: Operator): string {
 }
 
 function literalValue(field: BoundField, literal: Literal, bound: BoundSchema, like: boolean): unknown {
-  const result: LiteralResult = like ? likeLiteral(field, literal) : convertLiteral(field, literal, bound.platform);
+  const result: LiteralResult = like
+    ? likeLiteral(field, literal)
+    : convertLiteral(field, literal, bound.platform, dialectFor(bound.platform));
   if (!result.ok) throw errorAt('invalid_literal', `invalid literal: ${result.reason}`, 'filter', literal.span);
   return result.value;
 }
@@ -153,11 +153,12 @@ function neighbours(
   literal: Literal,
   bound: BoundSchema,
 ): { floor: unknown; ceil: unknown } | undefined {
-  const scale = rewriteScale(field, bound.platform);
+  const dialect = dialectFor(bound.platform);
+  const scale = rewriteScale(field, dialect);
   if (scale === undefined || literal.kind !== 'number') return undefined;
   const decimal = normalizeDecimal(literal.text);
   // A literal beyond the column's range is bounded first (see clampDecimal): the bound needs no neighbours.
-  const digits = integerDigits(field, bound.platform);
+  const digits = integerDigits(field, dialect);
   const bounded = decimal === undefined || digits === undefined ? decimal : clampDecimal(decimal, digits);
   const around = bounded === undefined ? undefined : scaleNeighbours(bounded, scale);
   if (!around) return undefined;

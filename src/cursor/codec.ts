@@ -1,4 +1,4 @@
-import { ListError } from '../errors.ts';
+import { executionFailed, invalidCursor } from '../errors.ts';
 
 /**
  * How one cursor key is written in JSON. Integers and floats are JSON numbers; bigints, decimals, timestamps and
@@ -36,8 +36,7 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{
 export function encodeCursor(signature: string, keys: readonly CursorValue[]): string {
   for (const key of keys) {
     if (typeof key === 'number' && !Number.isFinite(key)) {
-      throw new ListError(
-        'execution_failed',
+      throw executionFailed(
         'a sort key holds a non-finite number, which a cursor cannot encode; exclude NaN and Infinity from sorted float columns',
       );
     }
@@ -123,5 +122,5 @@ export function keyFits(value: unknown, spec: CursorKeySpec): boolean {
 }
 
 function fail(message: string): never {
-  throw new ListError('invalid_cursor', message, { parameter: 'cursor' });
+  throw invalidCursor(message);
 }

@@ -1,4 +1,4 @@
-import type { Dialect } from '../plan/dialect.ts';
+import type { Dialect } from '../dialect/index.ts';
 import type { CursorValue } from './codec.ts';
 import type { KeyShape } from './key-shape.ts';
 import { plainDecimal } from './key-values.ts';
@@ -33,7 +33,7 @@ export function keyHolds(value: Exclude<CursorValue, null>, shape: KeyShape, dia
       return typeof value === 'string' && BIGINT.test(value) && inRange(BigInt(value), shape);
     case 'enum':
       // A MySQL native ENUM's key is its position, 1 to n (a strict server stores no other value there).
-      if (shape.ordinalEnum && dialect === 'mysql')
+      if (shape.ordinalEnum)
         return (
           typeof value === 'number' &&
           Number.isSafeInteger(value) &&
@@ -45,14 +45,13 @@ export function keyHolds(value: Exclude<CursorValue, null>, shape: KeyShape, dia
       return typeof value === 'string' && holdsText(value, shape.maxLength);
     case 'uuid':
       // PostgreSQL's uuid type writes lowercase; elsewhere a uuid is text as stored (MySQL: varchar(36)).
-      return typeof value === 'string' && (dialect === 'postgresql' ? UUID_LOWER : UUID_ANY_CASE).test(value);
+      return typeof value === 'string' && (dialect.lowercaseUuids ? UUID_LOWER : UUID_ANY_CASE).test(value);
     case 'decimal':
       return typeof value === 'string' && holdsDecimal(value, shape, dialect);
     case 'float':
       if (typeof value !== 'number' || !shape.single) return typeof value === 'number';
-      if (dialect === 'postgresql') return holdsSingle(value);
-      // A MySQL FLOAT key is read as the double it compares as: exactly a single-precision value.
-      return dialect !== 'mysql' || Math.fround(value) === value;
+      // PostgreSQL reads a `real` as its shortest text; MySQL a FLOAT as the double it compares as.
+      return dialect.singleFloatKeyHolds(value);
     case 'boolean':
       return typeof value === 'boolean';
     case 'date': {
@@ -60,13 +59,13 @@ export function keyHolds(value: Exclude<CursorValue, null>, shape: KeyShape, dia
       return typeof value === 'string' && realDate(DATE.exec(value)) !== undefined;
     }
     case 'datetime':
-      if (dialect === 'sqlite')
+      if (dialect.datetimesAsEpochMillis)
         return (
           typeof value === 'number' && Number.isSafeInteger(value) && value >= MIN_EPOCH_MS && value <= MAX_EPOCH_MS
         );
       if (typeof value !== 'string' || !holdsTimestamp(value, shape.timezone)) return false;
       // A MySQL / MariaDB DATETIME holds years 0001–9999 like the others; only a TIMESTAMP is narrower.
-      if (dialect !== 'mysql' || !shape.epochRange) return true;
+      if (!shape.epochRange) return true;
       return value >= MYSQL_TIMESTAMP_MIN && value <= MYSQL_TIMESTAMP_MAX;
     default: {
       const never: never = shape.kind;
@@ -101,25 +100,13 @@ function holdsDecimal(value: string, shape: KeyShape, dialect: Dialect): boolean
   if (!m) return false;
   const [, sign = '', whole = '', fraction = ''] = m;
   if (sign && /^0*$/.test(whole + fraction)) return false;
-  if (dialect === 'sqlite') {
+  if (dialect.decimalsAsDoubles) {
     const number = Number(value);
     if (!Number.isFinite(number) || plainDecimal(number) !== value) return false;
   }
   if (shape.scale === undefined || shape.precision === undefined) return true;
-  if (dialect === 'sqlite' ? fraction.length > shape.scale : fraction.length !== shape.scale) return false;
+  if (dialect.decimalsAsDoubles ? fraction.length > shape.scale : fraction.length !== shape.scale) return false;
   return whole === '0' || whole.length <= shape.precision - shape.scale;
-}
-
-/** A PostgreSQL `real` holds the value: finite and non-zero at single precision, in the form the driver reads. */
-function holdsSingle(value: number): boolean {
-  const single = Math.fround(value);
-  if (!Number.isFinite(single) || (single === 0 && value !== 0)) return false;
-  // PostgreSQL prints a real with the fewest digits that read back as the same single; the driver parses that.
-  for (let digits = 1; digits <= 9; digits++) {
-    const printed = Number(single.toPrecision(digits));
-    if (Math.fround(printed) === single) return printed === value;
-  }
-  return false;
 }
 
 /**

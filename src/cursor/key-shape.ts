@@ -1,15 +1,15 @@
 import type { EntityProperty, Platform } from '@mikro-orm/core';
 import {
   type IntegerRange,
-  isMysqlTimestamp,
-  isNativeMysqlEnum,
+  isNarrowTimestamp,
+  isPositionalEnum,
   isSinglePrecision,
   keepsTimeZone,
   scalarShapeOf,
 } from '../bind/field-kind.ts';
 import type { BoundField, BoundSchema, FieldKind } from '../bind/types.ts';
+import type { Dialect } from '../dialect/index.ts';
 import { invalidSchema } from '../errors.ts';
-import { type Dialect, dialectOf } from '../plan/dialect.ts';
 
 /**
  * What a cursor needs to know about one sort column to read, write and compare its value exactly, and to tell
@@ -50,9 +50,8 @@ export function shapeOfField(field: BoundField, dialect: Dialect): KeyShape {
  * Describe every primary-key column of the root, by column name; refuses (invalid_schema) a key column whose type
  * listql cannot carry in a cursor. A key that is an m:1 relation takes the type of the column it references.
  */
-export function primaryKeyShapes(bound: BoundSchema): ReadonlyMap<string, KeyShape> {
+export function primaryKeyShapes(bound: BoundSchema, dialect: Dialect): ReadonlyMap<string, KeyShape> {
   const shapes = new Map<string, KeyShape>();
-  const dialect = dialectOf(bound.platform);
   for (const key of bound.primaryKey) {
     const prop = bound.meta.properties[key.property];
     const shape = prop && columnShape(prop, key.column, bound.platform, dialect, 0);
@@ -73,7 +72,7 @@ function columnShape(
   depth: number,
 ): KeyShape | undefined {
   if (prop.kind === 'scalar') {
-    const shape = scalarShapeOf(prop, platform);
+    const shape = scalarShapeOf(prop, platform, dialect);
     if (!shape) return undefined;
     const timezone = shape.kind === 'datetime' && keepsTimeZone(prop);
     return describe(prop, dialect, shape.kind, shape.range, timezone, shape.kind === 'enum' ? prop.items : undefined);
@@ -106,8 +105,8 @@ function describe(
     kind,
     timezone,
     numericEnum,
-    ordinalEnum: kind === 'enum' && !numericEnum && isNativeMysqlEnum(prop, dialect),
-    epochRange: kind === 'datetime' && isMysqlTimestamp(prop, dialect),
+    ordinalEnum: kind === 'enum' && !numericEnum && isPositionalEnum(prop, dialect),
+    epochRange: kind === 'datetime' && isNarrowTimestamp(prop, dialect),
     single: kind === 'float' && isSinglePrecision(prop, dialect),
   };
   if (range && (kind === 'integer' || kind === 'bigint')) shape.range = range;

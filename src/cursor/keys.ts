@@ -1,17 +1,17 @@
 import { type Platform, raw } from '@mikro-orm/core';
 import { QueryFlag } from '@mikro-orm/sql';
 import type { BoundSchema, ResolvedSortTerm } from '../bind/types.ts';
+import type { Dialect } from '../dialect/index.ts';
 import { selectsExplicitly } from '../engine/qb-state.ts';
-import { ListError } from '../errors.ts';
+import { executionFailed } from '../errors.ts';
 import { ALIAS_PREFIX } from '../plan/alias.ts';
 import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
-import type { Dialect } from '../plan/dialect.ts';
 import type { KeysetColumn } from '../plan/keyset.ts';
 import type { SortKey } from '../plan/order.ts';
 import { type CursorKeySpec, type CursorValue, encodeCursor, keyFits } from './codec.ts';
 import { keyHolds } from './key-check.ts';
 import { type KeyShape, shapeOfField } from './key-shape.ts';
-import { cursorTypeOf, readExpression, readKeyValue, sortedExpression } from './key-values.ts';
+import { cursorTypeOf, readKeyValue } from './key-values.ts';
 import { sortSignature } from './signature.ts';
 
 /** One effective sort key with what its cursor value needs: the column's shape and the key's JSON spec. */
@@ -134,11 +134,11 @@ export function selectKeys(
   const column = (key: SortKey) => columnSql(qb, key, platform);
   const alias = (name: string) => platform.quoteIdentifier(name);
   const extra = keys.map((k, i) =>
-    raw(`${readExpression(k.shape, ctx.dialect, column(k.sort))} as ${alias(keyAlias(i))}`),
+    raw(`${ctx.dialect.keyReadExpression(k.shape, column(k.sort))} as ${alias(keyAlias(i))}`),
   );
   if (orderColumns || qb.hasFlag(QueryFlag.DISTINCT))
     keys.forEach((k, i) => {
-      extra.push(raw(`${sortedExpression(k.shape, ctx.dialect, column(k.sort))} as ${alias(orderAlias(i))}`));
+      extra.push(raw(`${ctx.dialect.sortedExpression(k.shape, column(k.sort))} as ${alias(orderAlias(i))}`));
     });
   // `addSelect` on a builder without an explicit selection would select only the extras: keep `alias.*` then.
   qb.addSelect(selectsExplicitly(qb) ? extra : [`${qb.alias}.*`, ...extra]);
@@ -155,7 +155,7 @@ export function takeKeys(row: Record<string, unknown>, keys: readonly CursorKey[
     // A value its column's declared type cannot hold (SQLite does not enforce types) would make a cursor that the
     // next page refuses: fail here instead.
     if (value === undefined || !keyFits(value, k.spec) || (value !== null && !k.spec.holds?.(value)))
-      throw new ListError('execution_failed', 'a sort key holds a value that a cursor cannot carry exactly');
+      throw executionFailed('a sort key holds a value that a cursor cannot carry exactly');
     return value;
   });
 }

@@ -1,8 +1,8 @@
-import { ListError } from '../errors.ts';
+import { executionFailed, type ListError } from '../errors.ts';
 
 /** Build the error a cancelled list operation rejects with: `execution_failed`, the signal's reason as cause. */
 function abortedError(signal: AbortSignal): ListError {
-  return new ListError('execution_failed', 'the list operation was aborted', { cause: signal.reason });
+  return executionFailed('the list operation was aborted', signal.reason);
 }
 
 /** Reject before any further query when the caller has aborted. */

@@ -1,6 +1,5 @@
 import { isRaw, type Platform, RawQueryFragment, Utils } from '@mikro-orm/core';
-import type { BasePostgreSqlPlatform } from '@mikro-orm/sql';
-import { type Dialect, dialectOf } from '../plan/dialect.ts';
+import { type Dialect, dialectFor } from '../dialect/index.ts';
 
 /** SQL text in the driver's own placeholder style, and the values to send with it. */
 export interface BoundStatement {
@@ -18,8 +17,12 @@ export interface BoundStatement {
  * @example bindStatement(pg, 'select * from "p" where "p"."id" in (?) and ?? = ?', [[1, 2], 'p.name', 'x'])
  * // { sql: 'select * from "p" where "p"."id" in ($1, $2) and "p"."name" = $3', parameters: [1, 2, 'x'] }
  */
-export function bindStatement(platform: Platform, sql: string, params: readonly unknown[]): BoundStatement {
-  const dialect = dialectOf(platform);
+export function bindStatement(
+  platform: Platform,
+  sql: string,
+  params: readonly unknown[],
+  dialect: Dialect = dialectFor(platform),
+): BoundStatement {
   const parameters: unknown[] = [];
   let out = '';
 
@@ -33,7 +36,7 @@ export function bindStatement(platform: Platform, sql: string, params: readonly 
       });
     } else {
       parameters.push(driverValue(dialect, platform, v));
-      out += dialect === 'postgresql' ? `$${parameters.length}` : '?';
+      out += dialect.numberedPlaceholders ? `$${parameters.length}` : '?';
     }
   };
 
@@ -85,7 +88,7 @@ export function bindStatement(platform: Platform, sql: string, params: readonly 
 /** Return the index just past a quoted string, quoted identifier or comment starting at `i`, or `i` if none does. */
 function skipQuotedOrComment(text: string, i: number, dialect: Dialect): number {
   const c = text[i];
-  if (dialect === 'mysql') {
+  if (dialect.backslashEscapes) {
     // MySQL and MariaDB strings (single or double quoted) escape with backslashes; `#` starts a line comment.
     if (c === "'" || c === '"') return closeQuote(text, i, c, true);
     if (c === '#') {
@@ -137,26 +140,5 @@ function isJsonTagged(v: object): boolean {
 function driverValue(dialect: Dialect, platform: Platform, v: unknown): unknown {
   if (v === undefined || v === null) return null;
   if (typeof v === 'object' && (Utils.isPlainObject(v) || isJsonTagged(v))) return JSON.stringify(v);
-  switch (dialect) {
-    case 'sqlite':
-      // better-sqlite3 binds numbers, bigints, strings, buffers and null only; MikroORM stores dates as epoch ms.
-      if (v instanceof Date) return v.getTime();
-      if (typeof v === 'boolean') return v ? 1 : 0;
-      return v;
-    case 'postgresql':
-      // Same text MikroORM would inline, so timestamps honour the ORM's configured time zone.
-      if (v instanceof Date) return (platform as BasePostgreSqlPlatform).formatDate(v);
-      if (typeof v === 'bigint') return v.toString();
-      return v;
-    case 'mysql':
-      // The text MikroORM would inline (its configured time zone, milliseconds), without the quotes around it.
-      if (v instanceof Date) return platform.escape(v).replace(/^'|'$/g, '');
-      if (typeof v === 'bigint') return v.toString();
-      if (typeof v === 'boolean') return v ? 1 : 0;
-      return v;
-    default: {
-      const never: never = dialect;
-      throw new Error(`unknown dialect ${String(never)}`);
-    }
-  }
+  return dialect.driverValue(v, platform);
 }

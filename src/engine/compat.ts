@@ -1,7 +1,7 @@
 import { type EntityManager, type EntityMetadata, isRaw, ReferenceKind, Utils } from '@mikro-orm/core';
 import { type QueryBuilder, raw, type SqlEntityManager, sql } from '@mikro-orm/sql';
-import { ListError } from '../errors.ts';
-import { dialectOf } from '../plan/dialect.ts';
+import { dialectFor } from '../dialect/index.ts';
+import { invalidSchema, queryFailed } from '../errors.ts';
 import { bindStatement } from './bound-sql.ts';
 import { connectionOf } from './internals.ts';
 import { joinsToMany, selectsExplicitly } from './qb-state.ts';
@@ -31,8 +31,7 @@ export function checkBoundExecution(em: EntityManager, meta: EntityMetadata): vo
     checkExecutionRoute(builder(em, meta, 'lq_probe')).catch(() => {});
     return;
   }
-  throw new ListError(
-    'invalid_schema',
+  throw invalidSchema(
     `listql cannot send bound parameters with MikroORM ${ormVersion()}: ${problem}. It refuses to run rather than ` +
       'inline values into SQL; see docs/compatibility.md for the tested MikroORM versions',
   );
@@ -54,9 +53,9 @@ function shapeProblem(em: EntityManager, meta: EntityMetadata): string | undefin
     if (typeof (qb as unknown as Record<string, unknown>)[name] !== 'function')
       return `QueryBuilder.${name}() is missing`;
   const connection = connectionOf(qb) as unknown as Record<string, unknown>;
-  // mysql-statement.ts: MySQL and MariaDB statements run as prepared statements on the driver's mysql2 pool.
-  const mysql = dialectOf(em.getPlatform()) === 'mysql' ? ['getNativeClient'] : [];
-  for (const name of [...CONNECTION_METHODS, ...mysql, 'execute'])
+  // A dialect's executor may need more of the connection (MySQL's runs on the driver's mysql2 pool).
+  const own = dialectFor(em.getPlatform()).connectionMethods;
+  for (const name of [...CONNECTION_METHODS, ...own, 'execute'])
     if (typeof connection[name] !== 'function') return `the SQL connection has no ${name}() method`;
   if (typeof (connection.config as { get?: unknown } | undefined)?.get !== 'function')
     return 'the SQL connection has no config';
@@ -100,7 +99,7 @@ function rewriteProblem(em: EntityManager, meta: EntityMetadata): string | undef
     return 'its compiled SQL carries values the placeholder rewrite does not find';
   for (const value of PROBE_VALUES)
     if (typeof value === 'string' && bound.sql.includes(value)) return 'a value stayed in the SQL text';
-  const placeholder = dialectOf(platform) === 'postgresql' ? /\$\d+/g : /\?/g;
+  const placeholder = dialectFor(platform).numberedPlaceholders ? /\$\d+/g : /\?/g;
   let next = 0;
   const reinlined = bound.sql.replace(placeholder, (match) =>
     platform.formatQuery('?', [bound.parameters[match === '?' ? next++ : Number(match.slice(1)) - 1]]),
@@ -173,12 +172,12 @@ async function probeRoute(qb: QueryBuilder<any>): Promise<void> {
       problem = `QueryBuilder.execute() went another way (${(err as Error).message})`;
     }
   if (problem !== undefined)
-    throw new ListError('execution_failed', 'the query failed', {
-      cause: new Error(
+    throw queryFailed(
+      new Error(
         `listql cannot send bound parameters with MikroORM ${ormVersion()}: ${problem}. It refuses to run rather ` +
           'than inline values into SQL; see docs/compatibility.md for the tested MikroORM versions',
       ),
-    });
+    );
 }
 
 function builder(em: EntityManager, meta: EntityMetadata, alias: string): QueryBuilder<any> {

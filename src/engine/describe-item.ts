@@ -1,5 +1,6 @@
 import { type EntityMetadata, type EntityProperty, type Platform, ReferenceKind } from '@mikro-orm/core';
 import { scalarShapeOf } from '../bind/field-kind.ts';
+import type { Dialect } from '../dialect/index.ts';
 
 /** The JSON form of one item property: a JSON type, and a format where the string has one. */
 export interface ItemPropertyDescription {
@@ -33,7 +34,7 @@ const INT64_MAX = 2n ** 63n - 1n;
  * Describe the items an endpoint returns from the entity's metadata: every property MikroORM serializes (hidden
  * ones and collections left out), under its serialized name, with its JSON type. It names no table or column.
  */
-export function describeItem(meta: EntityMetadata, platform: Platform): ItemDescription {
+export function describeItem(meta: EntityMetadata, platform: Platform, dialect: Dialect): ItemDescription {
   // serialize() writes primary keys first, then every other property in metadata order.
   const ordered = [
     ...meta.primaryKeys.map((name) => meta.properties[name]!),
@@ -46,7 +47,7 @@ export function describeItem(meta: EntityMetadata, platform: Platform): ItemDesc
       prop.kind === ReferenceKind.MANY_TO_ONE || (prop.kind === ReferenceKind.ONE_TO_ONE && prop.owner === true);
     // Collections and inverse one-to-ones appear only when populated, which a list never does.
     if (prop.kind !== ReferenceKind.SCALAR && prop.kind !== ReferenceKind.EMBEDDED && !toOne) continue;
-    const shape = toOne ? referenceShape(prop, platform) : valueShape(prop, platform);
+    const shape = toOne ? referenceShape(prop, platform, dialect) : valueShape(prop, platform, dialect);
     properties.push({
       name: prop.serializedName ?? prop.name,
       ...shape,
@@ -58,17 +59,17 @@ export function describeItem(meta: EntityMetadata, platform: Platform): ItemDesc
 }
 
 /** A to-one relation is written as the target's primary key (a single key; a composite one has no fixed shape). */
-function referenceShape(prop: EntityProperty, platform: Platform): ValueShape {
+function referenceShape(prop: EntityProperty, platform: Platform, dialect: Dialect): ValueShape {
   const target = prop.targetMeta;
   if (!target) return { type: 'unknown' };
   if (target.primaryKeys.length !== 1) return { type: 'unknown' };
-  return valueShape(target.properties[target.primaryKeys[0]!]!, platform);
+  return valueShape(target.properties[target.primaryKeys[0]!]!, platform, dialect);
 }
 
-function valueShape(prop: EntityProperty, platform: Platform): ValueShape {
+function valueShape(prop: EntityProperty, platform: Platform, dialect: Dialect): ValueShape {
   if (prop.serializer || prop.kind === ReferenceKind.EMBEDDED || prop.array) return { type: 'unknown' };
   const runtime = prop.runtimeType;
-  const shape = scalarShapeOf(prop, platform);
+  const shape = scalarShapeOf(prop, platform, dialect);
   switch (shape?.kind) {
     case 'enum': {
       const values = [...(prop.items ?? [])] as (string | number)[];

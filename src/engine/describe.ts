@@ -1,7 +1,7 @@
 import { relationItemKey, selectableNames } from '../bind/resolve-fields.ts';
 import type { BoundSchema, FieldKind, Operator } from '../bind/types.ts';
+import type { Dialect } from '../dialect/index.ts';
 import type { Limits } from '../limits.ts';
-import { dialectOf } from '../plan/dialect.ts';
 import { OPERATORS } from '../policy/options.ts';
 import type { EngineSettings } from './config.ts';
 import { describeItem, type ItemDescription } from './describe-item.ts';
@@ -78,6 +78,7 @@ export interface EngineDescription extends SchemaDescription {
  */
 export function describeEngine(
   bound: BoundSchema,
+  dialect: Dialect,
   settings: EngineSettings<any>,
   defaultSort?: string,
 ): EngineDescription {
@@ -87,7 +88,7 @@ export function describeEngine(
     selectable: [...selectableNames(bound)],
     capabilities: {
       count: settings.allowCount,
-      estimatedCount: settings.allowEstimatedCount && dialectOf(bound.platform) === 'postgresql',
+      estimatedCount: settings.allowEstimatedCount && dialect.estimate !== undefined,
       search: settings.search !== undefined,
       cursor: true,
       backward: true,
@@ -97,11 +98,11 @@ export function describeEngine(
       ...settings.paging,
       ...settings.limits,
       // SQLite cannot stop a running statement, so it never answers query_timeout: no timeout to describe there.
-      ...(settings.statementTimeout === undefined || dialectOf(bound.platform) === 'sqlite'
+      ...(settings.statementTimeout === undefined || !dialect.stopsStatements
         ? {}
         : { statementTimeout: settings.statementTimeout }),
     },
-    item: describeItem(bound.meta, bound.platform),
+    item: describeItem(bound.meta, bound.platform, dialect),
   });
 }
 

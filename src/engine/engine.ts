@@ -1,9 +1,9 @@
 import type { EntityManager, FilterOptions, MikroORM } from '@mikro-orm/core';
 import { primaryKeyShapes } from '../cursor/key-shape.ts';
 import type { KeyContext } from '../cursor/keys.ts';
+import { dialectFor } from '../dialect/index.ts';
 import { asListError, invalidSchema } from '../errors.ts';
 import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
-import { dialectOf } from '../plan/dialect.ts';
 import type { Policy } from '../policy/schema.ts';
 import { checkBoundExecution } from './compat.ts';
 import { type EngineConfig, type ListContext, validateConfig } from './config.ts';
@@ -84,10 +84,11 @@ export function createEngine<C extends ListContext = ListContext, P extends Poli
   const bound = settings.policy.bind(em);
   const defaultSort =
     settings.defaultSort === undefined ? undefined : resolveDefaultSort(bound, settings.defaultSort, settings.limits);
+  const dialect = dialectFor(bound.platform);
   const keys: KeyContext = Object.freeze({
     bound,
-    dialect: dialectOf(bound.platform),
-    primaryKey: primaryKeyShapes(bound),
+    dialect,
+    primaryKey: primaryKeyShapes(bound, dialect),
     plans: new Map(),
   });
   // Refuse at start-up when the installed MikroORM no longer compiles or runs SQL as bound execution expects (and
@@ -99,7 +100,7 @@ export function createEngine<C extends ListContext = ListContext, P extends Poli
   const writer =
     compiled &&
     checkedItemWriter(compiled, (rows) => serializeRows(em, bound.meta.class, entityRows(rows, bound.meta)));
-  const description = describeEngine(bound, settings, defaultSort?.text);
+  const description = describeEngine(bound, dialect, settings, defaultSort?.text);
 
   const from = (qb: AnyQueryBuilder, options: FromOptions = {}): ScopedEngine<C> => {
     checkBase(qb, bound.meta.className);

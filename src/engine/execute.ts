@@ -1,13 +1,11 @@
 import { isRaw } from '@mikro-orm/core';
 import type { QueryBuilder } from '@mikro-orm/sql';
 import { CompiledQuery } from 'kysely';
-import { invalidSchema, isListError, ListError } from '../errors.ts';
-import { dialectOf, isMariaDb } from '../plan/dialect.ts';
+import { dialectFor, type StatementGuard, type StatementRun, statementGuard } from '../dialect/index.ts';
+import { invalidSchema, isListError, queryFailed } from '../errors.ts';
 import { bindStatement } from './bound-sql.ts';
 import { checkExecutionRoute } from './compat.ts';
 import { type ConnectionExecute, type ConnectionInternals, wrapConnection } from './internals.ts';
-import { type MysqlPool, mysqlQuery } from './mysql-statement.ts';
-import { guardedQuery, type StatementGuard, statementGuard } from './statement-guard.ts';
 
 /** Options of execute() and executeCount(): none by default (the application owns execution on this path). */
 export interface ExecuteOptions {
@@ -38,7 +36,7 @@ export async function execute<T = Record<string, unknown>>(
 
 /**
  * Run a QueryBuilder as execute() does, without copying it first: for a private builder that is used once. `guard`
- * bounds the statement (abort signal, statement timeout; see statement-guard.ts).
+ * bounds the statement (abort signal, statement timeout; each dialect's execute() applies it).
  */
 export async function executeOwned<T = Record<string, unknown>>(
   qb: QueryBuilder<any>,
@@ -96,7 +94,7 @@ async function failSafely<T>(run: () => Promise<T>): Promise<T> {
   } catch (err) {
     // A ListError (query_timeout among them) passes through as it is.
     if (isListError(err)) throw err;
-    throw new ListError('execution_failed', 'the query failed', { cause: err });
+    throw queryFailed(err);
   }
 }
 
@@ -139,40 +137,31 @@ async function executeBound(
   if (typeof sql !== 'string' || !Array.isArray(values)) throw new Error('listql: unexpected query shape');
   await connection.ensureConnection();
   const onQuery = connection.config.get('onQuery') as (sql: string, params: readonly unknown[]) => string;
-  const statement = bindStatement(connection.getPlatform(), prefix + onQuery(sql, values), values);
+  const platform = connection.getPlatform();
+  const dialect = dialectFor(platform);
+  const statement = bindStatement(platform, prefix + onQuery(sql, values), values, dialect);
   const { signal, inflightQueryAbortStrategy, ...logContext } = loggerContext;
   const abort =
     signal == null && inflightQueryAbortStrategy == null ? undefined : { signal, inflightQueryAbortStrategy };
   const client = ctx ?? connection.getClient();
-  const platform = connection.getPlatform();
-  const dialect = dialectOf(platform);
   // Ignoring them would run the statement without the row-level security context the application asked for.
-  if (guard?.settings && dialect !== 'postgresql')
+  if (guard?.settings && !dialect.scopesSessionSettings)
     throw invalidSchema('ctx.pgSettings is for PostgreSQL only; this database is not PostgreSQL');
   return connection.executeQuery(
     statement.sql,
     async () => {
-      const compiled = CompiledQuery.raw(statement.sql, [...statement.parameters]);
-      // Kysely's MySQL driver would splice the values into the text (mysql2's query()): run a prepared statement.
-      const res =
-        dialect === 'mysql'
-          ? await mysqlQuery(await nativePool(connection), client, compiled, guard ?? {}, isMariaDb(platform))
-          : guard
-            ? await guardedQuery(dialect, connection.getClient(), client, compiled, guard)
-            : await client.executeQuery(compiled, abort as Parameters<typeof client.executeQuery>[1]);
-      return connection.transformRawResult(res, method);
+      const run: StatementRun = {
+        root: connection.getClient(),
+        client,
+        nativeClient: () => connection.getNativeClient?.(),
+        compiled: CompiledQuery.raw(statement.sql, [...statement.parameters]),
+        guard,
+        abort: abort as StatementRun['abort'],
+      };
+      return connection.transformRawResult(await dialect.execute(run), method);
     },
     { ...logContext, query: statement.sql, params: statement.parameters },
   );
-}
-
-/** The mysql2 pool behind a MikroORM MySQL or MariaDB connection. */
-async function nativePool(connection: ConnectionInternals): Promise<MysqlPool> {
-  const pool = (await connection.getNativeClient?.()) as MysqlPool | undefined;
-  // mysql-statement.ts finds the connection Kysely lent by its thread id among the pool's connections.
-  if (typeof pool?.getConnection !== 'function' || typeof pool._allConnections?.toArray !== 'function')
-    throw new Error("listql: the MySQL connection does not expose its mysql2 pool and the pool's connections");
-  return pool;
 }
 
 /** Turn a QueryBuilder into its count query in place: each root row once, no order, limit or offset. */

@@ -1,8 +1,7 @@
 import type { EntityMetadata, MetadataStorage, Platform } from '@mikro-orm/core';
-import type { BoundRelation, BoundSchema, Operator } from '../bind/types.ts';
+import type { BoundRelation, BoundSchema } from '../bind/types.ts';
+import type { Dialect } from '../dialect/index.ts';
 import { linkOf } from '../plan/correlate.ts';
-import { type Dialect, isMariaDb } from '../plan/dialect.ts';
-import { foldedColumn } from '../plan/like.ts';
 
 /** One column of an advised index, in index order. */
 export interface IndexColumn {
@@ -70,7 +69,7 @@ function sortAdvice(bound: BoundSchema, dialect: Dialect, push: Push): void {
         ? { column: field.column, direction, nulls: 'last' }
         : { column: field.column, direction };
       const columns = [lead, ...tieBreaker(field.column)];
-      const note = sortNote(dialect, nullable, direction);
+      const note = dialect.sortIndexNote(nullable, direction);
       push({
         reason: 'sort',
         serves: `sort=${direction === 'desc' ? '-' : ''}${field.publicName}`,
@@ -82,20 +81,6 @@ function sortAdvice(bound: BoundSchema, dialect: Dialect, push: Push): void {
   }
 }
 
-/** The caveat of a sort index on a dialect, if any. */
-function sortNote(dialect: Dialect, nullable: boolean, direction: 'asc' | 'desc'): string | undefined {
-  if (dialect === 'sqlite' && nullable && direction === 'asc')
-    return 'SQLite sorts NULLs first in ascending indexes, so no index serves this order with NULLs last';
-  if (dialect === 'mysql' && nullable && direction === 'asc')
-    return (
-      'MySQL and MariaDB sort NULLs first in ascending indexes: listql reads the values and the NULLs of this ' +
-      'order as separate index ranges (an offset page sorts the rows it selects)'
-    );
-  if (dialect === 'mysql' && direction === 'desc')
-    return 'a descending index key needs MySQL 8.0 or MariaDB 10.8 or later (earlier versions ignore `desc`)';
-  return undefined;
-}
-
 /**
  * Advise an expression index on the folded column of each root field that declares an operator it can serve:
  * `ieq` everywhere, `istartswith` on PostgreSQL too (a prefix LIKE under the "C" collation becomes a range scan).
@@ -104,8 +89,7 @@ function sortNote(dialect: Dialect, nullable: boolean, direction: 'asc' | 'desc'
  * the same expression written in a query), so the `i` operators scan there.
  */
 function foldedAdvice(bound: BoundSchema, dialect: Dialect, push: Push): void {
-  if (dialect === 'mysql') return;
-  const served: Operator[] = dialect === 'postgresql' ? ['ieq', 'istartswith'] : ['ieq'];
+  const served = dialect.foldedIndexOperators;
   for (const field of bound.fields.values()) {
     const operators = served.filter((op) => field.operators.has(op));
     if (operators.length === 0) continue;
@@ -117,9 +101,6 @@ function foldedAdvice(bound: BoundSchema, dialect: Dialect, push: Push): void {
     });
   }
 }
-
-const FOREIGN_KEY_NOTE =
-  'InnoDB already indexes the columns of a foreign key constraint: this index is needed only where there is none';
 
 /** Walk the policy's relations (each entity-relation pair once, so cycles end) and advise the inner columns. */
 function correlationAdvice(
@@ -143,7 +124,7 @@ function correlationAdvice(
         serves,
         table: advised.meta.tableName,
         columns: advised.columns.map((column) => ({ column, direction: 'asc' })),
-        ...(dialect === 'mysql' ? { note: FOREIGN_KEY_NOTE } : {}),
+        ...(dialect.foreignKeyIndexNote ? { note: dialect.foreignKeyIndexNote } : {}),
       });
     }
     correlationAdvice(relation.target, dialect, `${path}/`, metadata, visited, push);
@@ -175,16 +156,16 @@ function ddlOf(platform: Platform, dialect: Dialect, table: string, columns: rea
   const name = `${table}_${columns.map((c) => `${c.column}${c.direction === 'desc' ? '_desc' : ''}${c.folded ? '_folded' : ''}`).join('_')}_idx`;
   const parts = columns.map((c) => {
     let text = c.folded
-      ? `(${foldedColumn(dialect, platform.quoteIdentifier(c.column))})`
+      ? `(${dialect.foldedColumn(platform.quoteIdentifier(c.column))})`
       : platform.quoteIdentifier(c.column);
     if (c.direction === 'desc') text += ' desc';
     // PostgreSQL puts NULLs last in ascending and first in descending indexes unless told; SQLite has no clause
     // for it in an index (NULLs are the smallest value there, so a descending index already has them last).
     // MySQL and MariaDB have no such clause either, and also sort NULLs as the smallest value.
-    if (c.nulls === 'last' && c.direction === 'desc' && dialect === 'postgresql') text += ' nulls last';
+    if (c.nulls === 'last' && c.direction === 'desc' && dialect.indexNullsClause) text += ' nulls last';
     return text;
   });
   // MariaDB and PostgreSQL and SQLite accept `if not exists` on create index; MySQL does not.
-  const create = dialect === 'mysql' && !isMariaDb(platform) ? 'create index' : 'create index if not exists';
+  const create = dialect.createIndexIfNotExists ? 'create index if not exists' : 'create index';
   return `${create} ${platform.quoteIdentifier(name)} on ${platform.quoteIdentifier(table)} (${parts.join(', ')})`;
 }

@@ -1,4 +1,4 @@
-import { asListError, invalidParameter, ListError } from '../errors.ts';
+import { asListError, invalidParameter, invalidSchema } from '../errors.ts';
 import type { ParsedQuery } from '../syntax/ast.ts';
 import type { ListContext } from './config.ts';
 import { type Page, pageOf, type Scope } from './list.ts';
@@ -54,7 +54,7 @@ async function* walkPages<C extends ListContext>(
     throw invalidParameter('offset', 'pages() and items() follow cursors and never use offset');
   const { pageSize } = options;
   if (pageSize !== undefined && !(Number.isSafeInteger(pageSize) && pageSize >= 1 && pageSize <= MAX_WALK_PAGE_SIZE))
-    throw new ListError('invalid_schema', `pageSize must be a whole number from 1 to ${MAX_WALK_PAGE_SIZE}`);
+    throw invalidSchema(`pageSize must be a whole number from 1 to ${MAX_WALK_PAGE_SIZE}`);
   // The request's own limit is checked against maxLimit as in list(); only then does the walk's page size apply.
   const size = pageSize ?? (parsed.limit === undefined ? defaultPageSize : undefined);
   const listing = await openListing(

@@ -14,6 +14,7 @@ import {
   selectKeys,
   takeKeys,
 } from '../cursor/keys.ts';
+import { type Dialect, type StatementGuard, statementGuard } from '../dialect/index.ts';
 import { invalidCursor, invalidParameter, WALK_BACKWARD } from '../errors.ts';
 import { type AnyQueryBuilder, type ApplyOptions, planInPlace } from '../plan/apply-resolved.ts';
 import { applyRootFilters, prepareFilters, reachesRelation } from '../plan/filters.ts';
@@ -23,7 +24,7 @@ import type { ParsedQuery } from '../syntax/ast.ts';
 import { runAbortable, throwIfAborted } from './abort.ts';
 import type { ListContext } from './config.ts';
 import { countQuery, countRows } from './count.ts';
-import { checkEstimateAvailable, ESTIMATE_PREFIX, estimateQuery, estimateRows } from './estimate.ts';
+import { checkEstimateAvailable, estimateQuery, estimateRows } from './estimate.ts';
 import { executeOwned } from './execute.ts';
 import { type ExplainedStatement, type Explanation, explainStatement } from './explain.ts';
 import { connectionOf, inTransaction, useConnection } from './internals.ts';
@@ -33,7 +34,6 @@ import { joinsToMany, selectsExplicitly } from './qb-state.ts';
 import { applySearch } from './search.ts';
 import { seekAfter, seekFirst, seeksByUnion } from './seek.ts';
 import { type Item, serializeRows } from './serialize.ts';
-import { type StatementGuard, statementGuard } from './statement-guard.ts';
 
 /** One page of rows turned into items, and where the next page starts. */
 export interface PageData {
@@ -99,7 +99,7 @@ export async function openListing<C extends ListContext>(
   if (parsed.count === 'estimated') {
     if (!settings.allowEstimatedCount)
       throw invalidParameter('count', 'estimated counts are not enabled for this endpoint');
-    checkEstimateAvailable(bound);
+    checkEstimateAvailable(keys.dialect);
   }
   if (parsed.search !== undefined && !settings.search)
     throw invalidParameter('search', 'search is not enabled for this endpoint');
@@ -174,13 +174,17 @@ export async function openListing<C extends ListContext>(
       if (counter)
         explained.count =
           resolved.count === 'estimated'
-            ? prefixed(await explainStatement(estimateQuery(counter.clone(), bound, resolved.filter, options), 'all'))
+            ? prefixed(
+                scope.keys.dialect,
+                await explainStatement(estimateQuery(counter.clone(), bound, resolved.filter, options), 'all'),
+              )
             : await explainStatement(countQuery(counter.clone(), bound, resolved.filter, options), 'get', false);
       return explained;
     },
     async count() {
       if (!counter) throw new Error('listql: count() of a request that did not ask for it');
-      if (resolved.count === 'estimated') return estimateRows(counter, bound, resolved.filter, options, guard);
+      if (resolved.count === 'estimated')
+        return estimateRows(counter, bound, resolved.filter, options, guard, scope.keys.dialect);
       return countRows(counter, bound, resolved.filter, options, guard);
     },
   };
@@ -292,6 +296,7 @@ function continueFrom<C extends ListContext>(
     qb.orderBy(
       orderByOf(
         platform,
+        scope.keys.dialect,
         qb.alias,
         keys.map((k) => k.sort),
       ) as never,
@@ -304,8 +309,8 @@ function continueFrom<C extends ListContext>(
 }
 
 /** The statement an estimated count sends: the rows query behind the EXPLAIN prefix. */
-function prefixed(statement: ExplainedStatement): ExplainedStatement {
-  return { ...statement, sql: ESTIMATE_PREFIX + statement.sql };
+function prefixed(dialect: Dialect, statement: ExplainedStatement): ExplainedStatement {
+  return { ...statement, sql: checkEstimateAvailable(dialect).explainPrefix + statement.sql };
 }
 
 function pathAlias(relations: readonly BoundRelation[]): string {

@@ -1,4 +1,4 @@
-import { isListError, ListError } from '../errors.ts';
+import { executionFailed, isListError } from '../errors.ts';
 import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
 import type { ListContext, SearchCallback } from './config.ts';
 
@@ -17,8 +17,7 @@ export async function applySearch<C extends ListContext>(
     result = await search(ctx, qb, term);
   } catch (err) {
     if (isListError(err)) throw err;
-    throw new ListError('execution_failed', 'the search callback failed', { cause: err });
+    throw executionFailed('the search callback failed', err);
   }
-  if (result !== qb)
-    throw new ListError('execution_failed', 'the search callback must return the QueryBuilder it was given, narrowed');
+  if (result !== qb) throw executionFailed('the search callback must return the QueryBuilder it was given, narrowed');
 }

@@ -1,7 +1,7 @@
 import type { Platform } from '@mikro-orm/core';
 import { type CursorKey, orderAlias } from '../cursor/keys.ts';
+import type { Dialect } from '../dialect/index.ts';
 import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
-import type { Dialect } from '../plan/dialect.ts';
 import { type KeysetBranch, type KeysetColumn, keysetBranches, keysetPredicate } from '../plan/keyset.ts';
 import { emulatesNulls, orderByOf, type SortKey } from '../plan/order.ts';
 import type { Paging } from '../plan/paging.ts';
@@ -18,9 +18,7 @@ export function seeksByUnion(dialect: Dialect, keys: readonly CursorKey[]): bool
   // Only root columns: a key through a relation is ordered after a join, which no index on the root can serve, and
   // each branch would repeat the join and the filter's sub-queries for nothing.
   return (
-    (dialect === 'postgresql' || dialect === 'mysql') &&
-    keys.some((k) => k.sort.nullable) &&
-    keys.every((k) => k.sort.alias === undefined)
+    dialect.seeksNullableByUnion && keys.some((k) => k.sort.nullable) && keys.every((k) => k.sort.alias === undefined)
   );
 }
 
@@ -43,10 +41,12 @@ export function seekAfter(
   platform: Platform,
   limit: number,
 ): AnyQueryBuilder {
-  const rowValues = dialect !== 'mysql';
-  if (seeksByUnion(dialect, keys) && !(dialect === 'mysql' && oneRange(keys, at))) {
-    const branches = keysetBranches(columns, at, { rowValues, always: dialect === 'mysql' });
-    if (branches) return unionPage(qb, branches, keys, platform, limit, dialect === 'mysql');
+  const rowValues = dialect.rowValueSeek;
+  // Where NULL placement is emulated, one branch is its own query too: ordered by plain terms, it seeks.
+  const plainOrder = dialect.emulatesNullsOrder;
+  if (seeksByUnion(dialect, keys) && !(plainOrder && oneRange(keys, at))) {
+    const branches = keysetBranches(columns, at, { rowValues, always: plainOrder });
+    if (branches) return unionPage(qb, branches, keys, platform, dialect, limit);
   }
   const predicate = keysetPredicate(columns, at, { rowValues });
   return qb.andWhere(predicate.sql, [...predicate.params]);
@@ -80,13 +80,14 @@ export function seekFirst(
   paging: Paging,
 ): AnyQueryBuilder {
   const lead = keys[0]?.sort;
-  if (dialect !== 'mysql' || !lead || !emulatesNulls(lead) || !seeksByUnion(dialect, keys) || paging.offset) return qb;
+  if (!dialect.emulatesNullsOrder || !lead || !emulatesNulls(lead) || !seeksByUnion(dialect, keys) || paging.offset)
+    return qb;
   const column = columns()[0]!.sql;
   const branches: KeysetBranch[] = [
     { sql: `(${column} is not null)`, params: [], settled: 0, nonNull: 1 },
     { sql: `(${column} is null)`, params: [], settled: 1, nonNull: 0 },
   ];
-  return unionPage(qb, branches, keys, platform, paging.limit + 1, true);
+  return unionPage(qb, branches, keys, platform, dialect, paging.limit + 1);
 }
 
 /**
@@ -95,8 +96,8 @@ export function seekFirst(
  * selected sort columns and keeps the first `limit + 1`. The branches are disjoint and together are exactly the
  * rows after the cursor, so the page equals the one the plain predicate gives. A backward page passes mirrored keys
  * (see mirrorSort) and the mirrored branches: the outer query then orders as its branches do, NULLS FIRST included.
- * With `plainOrder` (MySQL, MariaDB), each branch is ordered by branchOrder's plain terms, and a single branch is
- * the page query itself.
+ * Where the dialect emulates NULL placement (MySQL, MariaDB), each branch is ordered by branchOrder's plain terms, and
+ * a single branch is the page query itself.
  *
  * @example
  * // select * from ((select … where … and ("b"."score" < $1) order by "b"."score" desc nulls last, "b"."id" limit $2)
@@ -108,9 +109,10 @@ export function unionPage(
   branches: readonly KeysetBranch[],
   keys: readonly CursorKey[],
   platform: Platform,
+  dialect: Dialect,
   limit: number,
-  plainOrder = false,
 ): AnyQueryBuilder {
+  const plainOrder = dialect.emulatesNullsOrder;
   const parts = branches.map((branch) => {
     const part = branches.length === 1 ? qb : qb.clone();
     part.andWhere(branch.sql, [...branch.params]);
@@ -118,6 +120,7 @@ export function unionPage(
       part.orderBy(
         orderByOf(
           platform,
+          dialect,
           qb.alias,
           branchOrder(
             keys.map((k) => k.sort),
@@ -132,7 +135,7 @@ export function unionPage(
   const outer = qb.clone(true);
   outer.from(first.unionAll(...rest), qb.alias);
   const order = keys.map((k, i) => ({ ...k.sort, column: orderAlias(i), alias: qb.alias }));
-  outer.orderBy(orderByOf(platform, qb.alias, order));
+  outer.orderBy(orderByOf(platform, dialect, qb.alias, order));
   outer.limit(limit);
   return outer;
 }

@@ -4,7 +4,7 @@
  * is read (never more than the limit held in memory) and handed to the next handler as `req.body`, a string.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ListError } from '../errors.ts';
+import { limitExceeded } from '../errors.ts';
 import { JSON_CONTENT_TYPE, stringifyJSON } from './errors.ts';
 
 /** The default bound of `bodyLimit`: 100 KiB, as Express's own body parsers. */
@@ -74,7 +74,7 @@ const LINGER_BYTES = 16 * 1024 * 1024;
  * a close while the client still sends resets the connection, which loses the answer on its way to the client.
  */
 function refuse(req: IncomingMessage, res: ServerResponse, maxBytes: number): void {
-  const { code, message } = new ListError('limit_exceeded', `request body is larger than ${maxBytes} bytes`).toJSON();
+  const { code, message } = limitExceeded(`request body is larger than ${maxBytes} bytes`).toJSON();
   const text = stringifyJSON({ code, message });
   res.writeHead(413, { 'content-type': JSON_CONTENT_TYPE, 'content-length': Buffer.byteLength(text) }).write(text);
   let dropped = 0;

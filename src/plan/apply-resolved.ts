@@ -1,10 +1,10 @@
 import type { FilterOptions } from '@mikro-orm/core';
 import type { QueryBuilder } from '@mikro-orm/sql';
 import type { BoundSchema, ResolvedFilter, ResolvedQuery } from '../bind/types.ts';
-import { ListError } from '../errors.ts';
+import { dialectFor } from '../dialect/index.ts';
+import { invalidSchema } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import { type AliasGenerator, createAliasGenerator, tableNamesOf } from './alias.ts';
-import { dialectOf } from './dialect.ts';
 import type { SubQueryContext } from './exists.ts';
 import { compileFilterCached } from './filter-cache.ts';
 import { type FilterConditions, filterLookup } from './filters.ts';
@@ -89,7 +89,7 @@ export function planInPlace<Q extends AnyQueryBuilder>(
     ? joinSortPaths(qb, resolved.sort, sub.nextAlias, sub.filterOf)
     : undefined;
   const sort = effectiveSort(bound, resolved.sort, joins);
-  qb.orderBy(orderByOf(bound.platform, qb.alias, sort) as never);
+  qb.orderBy(orderByOf(bound.platform, dialectFor(bound.platform), qb.alias, sort) as never);
   qb.limit(paging.limit);
   if (paging.offset !== undefined) qb.offset(paging.offset);
   return { qb, sort, paging };
@@ -109,7 +109,7 @@ export function applyFilter(
 }
 
 function andWhereFilter(qb: AnyQueryBuilder, bound: BoundSchema, filter: ResolvedFilter, sub: SubQueryContext): void {
-  const ctx = { platform: bound.platform, dialect: dialectOf(bound.platform), alias: qb.alias, relations: sub };
+  const ctx = { platform: bound.platform, dialect: dialectFor(bound.platform), alias: qb.alias, relations: sub };
   // Generated aliases skip the ones the base scope uses, so those are part of what the compiled SQL depends on.
   const where = compileFilterCached(bound, filter, ctx, Object.keys(qb.getAliasMap()).join(','));
   // The string form keeps `?` placeholders and their values apart; `where(raw(...))` would inline the values.
@@ -138,8 +138,5 @@ function subQueryContext(qb: AnyQueryBuilder, bound: BoundSchema, options: Apply
 function assertRoot(qb: AnyQueryBuilder, bound: BoundSchema): void {
   const rootName = qb.mainAlias.meta.className;
   if (rootName !== bound.meta.className)
-    throw new ListError(
-      'invalid_schema',
-      `the query builder selects ${rootName}, the schema is bound to ${bound.entityName}`,
-    );
+    throw invalidSchema(`the query builder selects ${rootName}, the schema is bound to ${bound.entityName}`);
 }

@@ -1,5 +1,5 @@
 import type { EntityMetadata, EntityProperty, MetadataStorage } from '@mikro-orm/core';
-import { ListError } from '../errors.ts';
+import { errorAtPosition, type ListError } from '../errors.ts';
 import type { Span } from '../syntax/ast.ts';
 
 /** Two columns a correlated sub-query compares: `inner` on the sub-query's table, `outer` on the enclosing one. */
@@ -111,8 +111,5 @@ function pairs(
 }
 
 function unsupported(prop: EntityProperty, span: Span): ListError {
-  return new ListError('invalid_relationship', `relation '${prop.name}' cannot be correlated`, {
-    parameter: 'filter',
-    position: { offset: span.offset, line: span.line, column: span.column },
-  });
+  return errorAtPosition('invalid_relationship', `relation '${prop.name}' cannot be correlated`, 'filter', span);
 }

@@ -1,8 +1,7 @@
 import type { EntityProperty } from '@mikro-orm/core';
 import type { BoundSchema, FieldRef, ResolvedFilter } from '../bind/types.ts';
-import type { Dialect } from './dialect.ts';
+import type { Dialect } from '../dialect/index.ts';
 import type { SqlFragment } from './fragment.ts';
-import { escapePattern } from './like.ts';
 import { compileFilter, type PredicateContext } from './predicate.ts';
 
 /**
@@ -52,7 +51,7 @@ export function compileFilterCached(
   const values: unknown[] = [];
   const shape = shapeOf(filter, values);
   if (shape === undefined) return compileFilter(filter, ctx);
-  const key = `${ctx.dialect}|${ctx.alias}|${scope}|${shape}`;
+  const key = `${ctx.dialect.name}|${ctx.alias}|${scope}|${shape}`;
   let cache = caches.get(bound);
   if (!cache) {
     cache = new Map();
@@ -138,7 +137,7 @@ function fill(slots: readonly Slot[], values: readonly unknown[], dialect: Diale
       case 'value':
         return values[slot.index];
       case 'pattern':
-        return slot.prefix + escapePattern(dialect, String(values[slot.index])) + slot.suffix;
+        return slot.prefix + dialect.escapePattern(String(values[slot.index])) + slot.suffix;
       default: {
         const never: never = slot;
         return never;

@@ -10,7 +10,7 @@ import {
   Utils,
 } from '@mikro-orm/core';
 import type { BoundRelation, BoundSchema, ResolvedFilter, ResolvedQuery } from '../bind/types.ts';
-import { asListError, ListError } from '../errors.ts';
+import { asListError, invalidSchema } from '../errors.ts';
 import { createAliasGenerator, tableNamesOf } from './alias.ts';
 import { type AnyQueryBuilder, entityManagerOf } from './query-builder.ts';
 import { conditionOn, reachedPaths, splitCondition } from './reaching.ts';
@@ -70,7 +70,7 @@ async function conditionsOf(
   for (let prop = pending.shift(); prop; prop = pending.shift()) {
     if (byRelation.has(prop)) continue;
     const target = prop.targetMeta;
-    if (!target) throw new ListError('invalid_schema', `${prop.name} has no target entity`);
+    if (!target) throw invalidSchema(`${prop.name} has no target entity`);
     const found = await em.applyFilters(target.class, {}, relationOptions(prop, options), 'read');
     const cond = isEmpty(found) ? undefined : (found as FilterQuery<any>);
     byRelation.set(prop, cond);
@@ -121,7 +121,7 @@ function syncCondition(
   options: FilterOptions | undefined,
 ): FilterQuery<any> | undefined {
   const meta = prop.targetMeta;
-  if (!meta) throw new ListError('invalid_schema', `${prop.name} has no target entity`);
+  if (!meta) throw invalidSchema(`${prop.name} has no target entity`);
   return syncEntityCondition(em, meta, relationOptions(prop, options));
 }
 
@@ -191,11 +191,10 @@ function syncEntityCondition(
       const given = (opts as Dictionary | undefined)?.[def.name];
       const args = Utils.isPlainObject(given) ? given : em.getFilterParams(def.name);
       if (!args && cond.length > 0 && def.args !== false)
-        throw new ListError('invalid_schema', `no arguments provided for filter '${def.name}'`);
+        throw invalidSchema(`no arguments provided for filter '${def.name}'`);
       cond = cond(args, 'read', em, undefined, meta.className);
       if (cond instanceof Promise || typeof (cond as PromiseLike<unknown>)?.then === 'function')
-        throw new ListError(
-          'invalid_schema',
+        throw invalidSchema(
           `filter '${def.name}' of ${meta.className} has an asynchronous condition, which apply() cannot await: ` +
             'pass filterConditions from prepareFilters()',
         );

@@ -8,7 +8,6 @@ export {
   type PlannedQuery,
   planResolved,
 } from './apply-resolved.ts';
-export { type Dialect, dialectOf } from './dialect.ts';
 export { type FilterConditions, prepareFilters } from './filters.ts';
 export type { SqlFragment } from './fragment.ts';
 export { type JoinAliasOf, joinSortPaths } from './joins.ts';

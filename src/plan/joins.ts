@@ -1,6 +1,6 @@
 import type { EntityMetadata } from '@mikro-orm/core';
 import type { BoundRelation, ResolvedSortTerm } from '../bind/types.ts';
-import { ListError } from '../errors.ts';
+import { errorAtPosition, type ListError } from '../errors.ts';
 import type { Span } from '../syntax/ast.ts';
 import type { AliasGenerator } from './alias.ts';
 import type { FilterLookup } from './filters.ts';
@@ -59,8 +59,5 @@ export function toManySort(relation: BoundRelation, span: Span): ListError {
 }
 
 function sortError(message: string, span: Span): ListError {
-  return new ListError('invalid_relationship', message, {
-    parameter: 'sort',
-    position: { offset: span.offset, line: span.line, column: span.column },
-  });
+  return errorAtPosition('invalid_relationship', message, 'sort', span);
 }

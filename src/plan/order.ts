@@ -1,8 +1,8 @@
 import type { Platform } from '@mikro-orm/core';
 import { QueryOrder, raw } from '@mikro-orm/sql';
 import type { BoundSchema, ResolvedSortTerm } from '../bind/types.ts';
-import { ListError } from '../errors.ts';
-import { dialectOf } from './dialect.ts';
+import type { Dialect } from '../dialect/index.ts';
+import { errorAtPosition } from '../errors.ts';
 import { type JoinAliasOf, toManySort } from './joins.ts';
 
 /**
@@ -38,10 +38,7 @@ export function effectiveSort(
     const { relations, field, span } = term.target;
     for (const relation of relations) if (relation.cardinality !== 'one') throw toManySort(relation, span);
     if (term.target.variable !== undefined || (relations.length > 0 && !joinAliasOf))
-      throw new ListError('invalid_relationship', 'this sort key cannot be planned here', {
-        parameter: 'sort',
-        position: { offset: span.offset, line: span.line, column: span.column },
-      });
+      throw errorAtPosition('invalid_relationship', 'this sort key cannot be planned here', 'sort', span);
     const alias = relations.length > 0 && joinAliasOf ? joinAliasOf(relations) : undefined;
     const id = `${alias ?? ''}.${field.column}`;
     if (seen.has(id)) continue;
@@ -86,8 +83,8 @@ type OrderEntry = Record<string, QueryOrder>;
  * `desc nulls last` and `asc nulls first` are their plain order (an index serves it), and only the other two get
  * MikroORM's emulation, a leading `col is null` (`col is not null`) term that no index serves.
  */
-export function orderByOf(platform: Platform, alias: string, keys: readonly SortKey[]): OrderEntry[] {
-  const nullsLowest = dialectOf(platform) === 'mysql';
+export function orderByOf(platform: Platform, dialect: Dialect, alias: string, keys: readonly SortKey[]): OrderEntry[] {
+  const nullsLowest = dialect.emulatesNullsOrder;
   return keys.map((key) => {
     const column = raw(platform.quoteIdentifier(`${key.alias ?? alias}.${key.column}`));
     return { [column]: direction(key, nullsLowest) } as OrderEntry;

@@ -1,5 +1,5 @@
 import type { ResolvedQuery } from '../bind/types.ts';
-import { ListError } from '../errors.ts';
+import { limitExceeded } from '../errors.ts';
 import { DEFAULT_PAGING } from '../limits.ts';
 
 /** Paging bounds for apply() and the engine; each defaults to DEFAULT_PAGING. */
@@ -20,10 +20,8 @@ export function resolvePaging(resolved: Pick<ResolvedQuery, 'limit' | 'offset'>,
   const maxLimit = options.maxLimit ?? DEFAULT_PAGING.maxLimit;
   const maxOffset = options.maxOffset ?? DEFAULT_PAGING.maxOffset;
   const limit = resolved.limit ?? options.defaultLimit ?? DEFAULT_PAGING.defaultLimit;
-  if (limit > maxLimit)
-    throw new ListError('limit_exceeded', `limit must be at most ${maxLimit}`, { parameter: 'limit' });
+  if (limit > maxLimit) throw limitExceeded(`limit must be at most ${maxLimit}`, 'limit');
   if (resolved.offset === undefined) return { limit };
-  if (resolved.offset > maxOffset)
-    throw new ListError('limit_exceeded', `offset must be at most ${maxOffset}`, { parameter: 'offset' });
+  if (resolved.offset > maxOffset) throw limitExceeded(`offset must be at most ${maxOffset}`, 'offset');
   return { limit, offset: resolved.offset };
 }

@@ -7,9 +7,9 @@ import type {
   ResolvedQuantifier,
   ResolvedRelationNull,
 } from '../bind/types.ts';
-import { ListError } from '../errors.ts';
+import type { Dialect } from '../dialect/index.ts';
+import { errorAtPosition, type ListError } from '../errors.ts';
 import type { Span } from '../syntax/ast.ts';
-import type { Dialect } from './dialect.ts';
 import { existsThrough, type SubQueryContext, throughHops } from './exists.ts';
 import { joinFragments, type SqlFragment } from './fragment.ts';
 import { likeFragment } from './like.ts';
@@ -165,8 +165,5 @@ function subQueries(ctx: PredicateContext, span: Span): SubQueryContext {
 
 /** Build an invalid_relationship error for a tree the planner cannot build, located at the node. */
 function relationshipError(message: string, span: Span): ListError {
-  return new ListError('invalid_relationship', message, {
-    parameter: 'filter',
-    position: { offset: span.offset, line: span.line, column: span.column },
-  });
+  return errorAtPosition('invalid_relationship', message, 'filter', span);
 }

@@ -1,6 +1,6 @@
 import type { EntityManager, EntityName } from '@mikro-orm/core';
 import type { QueryBuilder, SqlEntityManager } from '@mikro-orm/sql';
-import { ListError } from '../errors.ts';
+import { invalidSchema } from '../errors.ts';
 
 /**
  * A QueryBuilder in any state of MikroORM's type-level tracking (selected fields, joins, aliases), so a base
@@ -19,7 +19,7 @@ interface QueryBuilderWithEm {
  */
 export function entityManagerOf(qb: AnyQueryBuilder): SqlEntityManager {
   const em = (qb as unknown as QueryBuilderWithEm).em;
-  if (!em) throw new ListError('invalid_schema', 'the query builder is not attached to an EntityManager');
+  if (!em) throw invalidSchema('the query builder is not attached to an EntityManager');
   return em;
 }
 

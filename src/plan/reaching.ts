@@ -1,6 +1,6 @@
 import { type EntityMetadata, type EntityProperty, type FilterQuery, ReferenceKind, Utils } from '@mikro-orm/core';
 import { JoinType, raw } from '@mikro-orm/sql';
-import { ListError } from '../errors.ts';
+import { invalidSchema } from '../errors.ts';
 import type { SubQueryContext } from './exists.ts';
 import { qualify } from './qualify.ts';
 import { type AnyQueryBuilder, subQueryBuilder } from './query-builder.ts';
@@ -109,12 +109,12 @@ function reachingExists(
   }
   const q = (a: string, column: string) => ctx.platform.quoteIdentifier(`${a}.${column}`);
   const keys = meta.getPrimaryProps().flatMap((p) => p.fieldNames ?? []);
-  if (keys.length === 0) throw new ListError('invalid_schema', `${meta.className} has no primary key`);
+  if (keys.length === 0) throw invalidSchema(`${meta.className} has no primary key`);
   sub.select(raw('1')).where(keys.map((k) => `${q(self, k)} = ${q(outer, k)}`).join(' and '));
   sub.andWhere(reaching as never);
   // Every join the condition needs must be one of ours (which carry the filters): fail rather than drop filters.
   if (autoJoinedPaths(sub).some((path) => !path.endsWith('[pivot]')))
-    throw new ListError('invalid_schema', `cannot apply the filters inside a filter condition of ${meta.className}`);
+    throw invalidSchema(`cannot apply the filters inside a filter condition of ${meta.className}`);
   return { sql: sub.getQuery(), params: sub.getParams() };
 }
 
@@ -125,8 +125,7 @@ function reachingExists(
 function autoJoinedPaths(qb: AnyQueryBuilder): readonly string[] {
   const paths = (qb as unknown as { state?: { autoJoinedPaths?: unknown } }).state?.autoJoinedPaths;
   if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string'))
-    throw new ListError(
-      'invalid_schema',
+    throw invalidSchema(
       'this MikroORM version does not expose the joins of a filter condition that reaches through a relation',
     );
   return paths as readonly string[];
@@ -141,7 +140,7 @@ function propOfPath(root: EntityMetadata, path: string): EntityProperty {
     prop = meta?.properties[name];
     meta = prop?.targetMeta;
   }
-  if (!prop || !meta) throw new ListError('invalid_schema', `cannot follow the filter condition path ${path}`);
+  if (!prop || !meta) throw invalidSchema(`cannot follow the filter condition path ${path}`);
   return prop;
 }
 

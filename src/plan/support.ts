@@ -1,20 +1,14 @@
 import type { FieldRef, ResolvedQuery } from '../bind/types.ts';
-import { ListError } from '../errors.ts';
+import { invalidParameter } from '../errors.ts';
 
 /** Refuse what apply() cannot build, before any SQL exists: a cursor, a search or fields (they need the engine). */
 export function assertApplicable(resolved: ResolvedQuery): void {
   if (resolved.cursor !== undefined)
-    throw new ListError('invalid_parameter', 'cursor needs the engine: use createEngine().from(qb).list()', {
-      parameter: 'cursor',
-    });
+    throw invalidParameter('cursor', 'cursor needs the engine: use createEngine().from(qb).list()');
   if (resolved.search !== undefined)
-    throw new ListError('invalid_parameter', 'search needs the engine: use createEngine().from(qb).list()', {
-      parameter: 'search',
-    });
+    throw invalidParameter('search', 'search needs the engine: use createEngine().from(qb).list()');
   if (resolved.fields !== undefined)
-    throw new ListError('invalid_parameter', 'fields needs the engine: use createEngine().from(qb).list()', {
-      parameter: 'fields',
-    });
+    throw invalidParameter('fields', 'fields needs the engine: use createEngine().from(qb).list()');
 }
 
 /** Tell whether a reference names a column of the root entity itself. */

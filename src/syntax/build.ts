@@ -1,5 +1,5 @@
 import type * as ohm from 'ohm-js';
-import { type ErrorCode, ListError } from '../errors.ts';
+import { type ErrorCode, errorAtPosition } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import type { FilterNode, Ident, Literal, MembershipNode, Path, Span, ValueOperator } from './ast.ts';
 import { exceedsBytes } from './bytes.ts';
@@ -256,5 +256,5 @@ function enter(s: BuildState, kind: FilterNode['kind'], index: number): number {
 }
 
 function fail(s: BuildState, code: ErrorCode, message: string, index: number): never {
-  throw new ListError(code, message, { parameter: 'filter', position: s.loc.position(index) });
+  throw errorAtPosition(code, message, 'filter', s.loc.position(index));
 }

@@ -1,4 +1,4 @@
-import { ListError } from '../errors.ts';
+import { errorAtPosition, type ListError } from '../errors.ts';
 import type { Ident } from './ast.ts';
 import { isIdentPart, isIdentStart, isSpace, showChar, showToken } from './keywords.ts';
 import { type Locator, locatorFor } from './locator.ts';
@@ -39,7 +39,7 @@ function skipSpace(text: string, start: number): number {
 }
 
 function invalidAt(loc: Locator, index: number, message: string): ListError {
-  return new ListError('invalid_parameter', message, { parameter: 'fields', position: loc.position(index) });
+  return errorAtPosition('invalid_parameter', message, 'fields', loc.position(index));
 }
 
 /** Build an `invalid_parameter` error for fields, naming what was found at `index`. */

@@ -1,5 +1,5 @@
 import type * as ohm from 'ohm-js';
-import { errorAt, ListError } from '../errors.ts';
+import { errorAt, errorAtPosition, type ListError } from '../errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import type { FilterNode } from './ast.ts';
 import { buildFilter } from './build.ts';
@@ -23,7 +23,7 @@ export function parseFilter(text: string, limits: Limits = DEFAULT_LIMITS): Filt
   const over = overflowAt(text, limits.maxFilterBytes);
   if (over !== undefined) {
     const message = `filter is longer than ${limits.maxFilterBytes} bytes`;
-    throw new ListError('limit_exceeded', message, { parameter: 'filter', position: over.position });
+    throw errorAtPosition('limit_exceeded', message, 'filter', over.position);
   }
   const key = `${limitsKey(limits)}\u0000${text}`;
   const cached = parsed.get(key);

@@ -1,4 +1,4 @@
-import { errorAt, invalidParameter, ListError } from '../errors.ts';
+import { errorAt, errorAtPosition, invalidParameter, type ListError, limitExceeded } from '../errors.ts';
 import { fromQueryString } from '../http/query-string.ts';
 import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import type { ParsedQuery } from './ast.ts';
@@ -89,7 +89,7 @@ function checkQueryBytes(query: QueryValues, limits: Limits): void {
     for (const s of strings) bytes += utf8Length(s);
   }
   if (bytes > limits.maxQueryBytes) {
-    throw new ListError('limit_exceeded', `query is longer than ${limits.maxQueryBytes} bytes`);
+    throw limitExceeded(`query is longer than ${limits.maxQueryBytes} bytes`);
   }
 }
 
@@ -166,7 +166,7 @@ function checkCursor(text: string, limits: Limits): string {
   const over = overflowAt(text, limits.maxCursorBytes);
   if (over !== undefined) {
     const message = `cursor is longer than ${limits.maxCursorBytes} bytes`;
-    throw new ListError('invalid_cursor', message, { parameter: 'cursor', position: over.position });
+    throw errorAtPosition('invalid_cursor', message, 'cursor', over.position);
   }
   const bad = CURSOR_CHAR.exec(text);
   if (bad !== null) {
@@ -184,7 +184,7 @@ function checkSearch(text: string, limits: Limits): string {
   const over = overflowAt(text, limits.maxSearchBytes);
   if (over !== undefined) {
     const message = `search is longer than ${limits.maxSearchBytes} bytes`;
-    throw new ListError('limit_exceeded', message, { parameter: 'search', position: over.position });
+    throw errorAtPosition('limit_exceeded', message, 'search', over.position);
   }
   // PostgreSQL text cannot hold U+0000 and SQLite would cut the pattern at it: refused alike on every dialect.
   const nul = text.indexOf('\u0000');

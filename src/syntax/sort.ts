@@ -1,4 +1,4 @@
-import { ListError } from '../errors.ts';
+import { errorAtPosition, type ListError } from '../errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import type { Ident, SortTerm } from './ast.ts';
 import { sortDirectionHint, withHint } from './habits.ts';
@@ -19,7 +19,12 @@ export function parseSort(text: string, limits: Limits = DEFAULT_LIMITS): readon
   for (;;) {
     const start = i;
     if (terms.length >= limits.maxSortTerms) {
-      throw new ListError('limit_exceeded', `sort has more than ${limits.maxSortTerms} keys`, at(loc, start));
+      throw errorAtPosition(
+        'limit_exceeded',
+        `sort has more than ${limits.maxSortTerms} keys`,
+        'sort',
+        loc.position(start),
+      );
     }
     const descending = text.charCodeAt(i) === 0x2d;
     if (descending) i++;
@@ -31,7 +36,7 @@ export function parseSort(text: string, limits: Limits = DEFAULT_LIMITS): readon
       if (KEYWORDS.has(name)) throw invalid(text, loc, i, `${showToken(name)} is a reserved word`);
       if (segments.length >= limits.maxPathDepth) {
         const message = `a path has more than ${limits.maxPathDepth} segments`;
-        throw new ListError('limit_exceeded', message, at(loc, i));
+        throw errorAtPosition('limit_exceeded', message, 'sort', loc.position(i));
       }
       segments.push({ name, span: loc.span(i, end) });
       i = end;
@@ -73,15 +78,11 @@ function skipSpace(text: string, start: number): number {
   return i;
 }
 
-function at(loc: Locator, index: number): { parameter: string; position: ReturnType<Locator['position']> } {
-  return { parameter: 'sort', position: loc.position(index) };
-}
-
 /** Build an `invalid_parameter` error for sort, naming what was found at `index` when that helps. */
 function invalid(text: string, loc: Locator, index: number, expected: string, hint?: string): ListError {
   const found = index >= text.length ? 'end of input' : showChar(text, index);
   const message = expected.startsWith('expected') ? `${expected}, found ${found}` : expected;
-  return new ListError('invalid_parameter', withHint(message, hint), at(loc, index));
+  return errorAtPosition('invalid_parameter', withHint(message, hint), 'sort', loc.position(index));
 }
 
 /** A `+` before a name: other grammars' ascending mark (one typed in a URL arrives as a space and is accepted). */

@@ -1,79 +1,26 @@
 import { CompiledQuery, type DatabaseConnection, type Kysely, type QueryResult } from 'kysely';
-import { invalidSchema, ListError } from '../errors.ts';
-import type { Dialect } from '../plan/dialect.ts';
-import type { ListContext } from './config.ts';
-import { applySettings, type SessionSettings, sessionSettings, swapSettings } from './session-settings.ts';
-
-/** How one data or count statement is bounded: the caller's abort signal, and a server-side time limit. */
-export interface StatementGuard {
-  readonly signal?: AbortSignal | undefined;
-  /** Milliseconds the database may spend on the statement; undefined: no limit. */
-  readonly timeout?: number | undefined;
-  /** PostgreSQL settings (`ctx.pgSettings`) the statement runs under, set with `set_config(…, true)`. */
-  readonly settings?: SessionSettings | undefined;
-}
-
-/**
- * The guard of a request's statements: its signal, `ctx.statementTimeout` or else the engine's statementTimeout, and
- * `ctx.pgSettings`. Throws `invalid_schema` when `ctx.statementTimeout` is not a positive whole number of
- * milliseconds or `ctx.pgSettings` is not an object of setting names to strings.
- */
-export function statementGuard(
-  settings: { readonly statementTimeout?: number | undefined },
-  ctx: Pick<ListContext, 'signal' | 'statementTimeout'> & { readonly pgSettings?: unknown },
-): StatementGuard {
-  const own = ctx.statementTimeout;
-  if (own !== undefined && !(Number.isSafeInteger(own) && own >= 1))
-    throw invalidSchema('ctx.statementTimeout must be a positive whole number of milliseconds');
-  const timeout = own ?? settings.statementTimeout;
-  return { signal: ctx.signal, timeout, settings: sessionSettings(ctx.pgSettings) };
-}
+import { queryTimeout } from '../../errors.ts';
+import { answerAtAbort, type StatementGuard, type StatementRun } from '../statement.ts';
+import { applySettings, type SessionSettings, swapSettings } from './session-settings.ts';
 
 /** PostgreSQL's SQLSTATE for a statement cancelled by statement_timeout or by pg_cancel_backend. */
 const QUERY_CANCELED = '57014';
 
 /**
- * Run one compiled statement under a guard. On PostgreSQL the statement runs with a `statement_timeout` and the
+ * Run one bound statement on PostgreSQL. Under a guard, the statement runs with a `statement_timeout` and the
  * request's `pgSettings` scoped to it (its own transaction, or the caller's with the previous values put back; see
  * docs/security.md, Row-level security), and an abort cancels it on the server
- * (`pg_cancel_backend` from another pooled connection); the connection goes back to the pool in every case. SQLite
- * cannot be interrupted: the statement just runs (the caller checks the signal between statements). Abort and
+ * (`pg_cancel_backend` from another pooled connection); the connection goes back to the pool in every case. Abort and
  * cancellation are handled here instead of through Kysely's signal option, which logs every cancelled query with
- * console.error and can race its own control query into a TypeError.
+ * console.error and can race its own control query into a TypeError. Without a guard (the application's own
+ * execute()), MikroORM's abort options go to Kysely as they are.
  *
- * @example guardedQuery('postgresql', pool, pool, CompiledQuery.raw('select …', [1]), { timeout: 5000, signal })
+ * @example executePostgres({ root: pool, client: pool, compiled, guard: { timeout: 5000, signal }, … })
  * // begin; set local statement_timeout = 5000 → [select set_config($1, $2, true)] → select … ($1) → rollback
  */
-export async function guardedQuery(
-  dialect: Dialect,
-  root: Kysely<any>,
-  client: Kysely<any>,
-  compiled: CompiledQuery,
-  guard: StatementGuard,
-): Promise<QueryResult<unknown>> {
-  switch (dialect) {
-    case 'postgresql':
-      return postgresQuery(root, client, compiled, guard);
-    case 'sqlite':
-      // better-sqlite3 runs the statement synchronously and cannot stop it: the cost budget is the guard there.
-      return client.executeQuery(compiled);
-    case 'mysql':
-      // MySQL and MariaDB statements run as prepared statements through mysql-statement.ts, never through here.
-      throw new Error('listql: MySQL statements run through mysqlQuery');
-    default: {
-      const never: never = dialect;
-      throw new Error(`unknown dialect ${String(never)}`);
-    }
-  }
-}
-
-/** Build the error a statement stopped by its time limit rejects with: public, 503, "try a cheaper request". */
-export function queryTimeoutError(timeout: number, cause: unknown): ListError {
-  return new ListError(
-    'query_timeout',
-    `the query ran longer than ${timeout} ms and was stopped: try a cheaper request (a narrower filter, fewer relationship conditions or sort keys, or no count)`,
-    { cause },
-  );
+export function executePostgres(run: StatementRun): Promise<QueryResult<unknown>> {
+  const { root, client, compiled, guard, abort } = run;
+  return guard ? postgresQuery(root, client, compiled, guard) : client.executeQuery(compiled, abort);
 }
 
 async function postgresQuery(
@@ -99,7 +46,7 @@ async function postgresQuery(
       return result;
     } catch (err) {
       if (!signal?.aborted && timeout !== undefined && (err as { code?: unknown }).code === QUERY_CANCELED)
-        throw queryTimeoutError(timeout, err);
+        throw queryTimeout(timeout, err);
       throw err;
     } finally {
       signal?.removeEventListener('abort', stop);
@@ -115,21 +62,6 @@ async function postgresQuery(
   // (bound parameters need a statement of their own), and a rollback after it that the caller does not wait for.
   else pending = inOwnTransaction(root, timeout, settings, run);
   return answerAtAbort(pending, signal);
-}
-
-/**
- * Settle with `pending`, or with the signal's reason as soon as it aborts: a caller that went away is answered at
- * once, while the stopped statement ends and releases its connection quietly.
- */
-export function answerAtAbort<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return pending;
-  pending.catch(() => {});
-  return new Promise((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    if (signal.aborted) abort();
-    signal.addEventListener('abort', abort, { once: true });
-    pending.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { invalidSchema } from '../errors.ts';
+import { invalidSchema } from '../../errors.ts';
 
 /** PostgreSQL settings for one request's statements, as `[name, value]` pairs in the order they are set. */
 export type SessionSettings = readonly (readonly [string, string])[];

@@ -1,5 +1,7 @@
 import { CompiledQuery, type Kysely, type QueryResult } from 'kysely';
-import { answerAtAbort, queryTimeoutError, type StatementGuard } from './statement-guard.ts';
+import { queryTimeout } from '../../errors.ts';
+import { answerAtAbort, type StatementGuard, type StatementRun } from '../statement.ts';
+import { type MysqlField, textLike } from './text-rows.ts';
 
 /**
  * The parts of a mysql2 connection pool and pooled connection this module uses (mysql2's callback API, which
@@ -34,13 +36,6 @@ export interface MysqlConnection {
   destroy?(): void;
 }
 
-/** Column metadata mysql2 passes with a result (the members read here). */
-interface MysqlField {
-  readonly name: string;
-  readonly columnType: number;
-  readonly decimals: number;
-}
-
 /** Server error numbers of a statement stopped by its time limit: MariaDB's max_statement_time, MySQL's hint. */
 const TIMED_OUT = new Set([1969, 3024]);
 /** How many prepared statements listql keeps open per connection before it closes the least recently used. */
@@ -52,6 +47,23 @@ const KILL_RETRY_MS = 50;
 const prepared = new WeakMap<MysqlConnection, Map<string, true>>();
 /** The mysql2 connection under each of Kysely's connection objects (found once, by thread id). */
 const rawConnections = new WeakMap<object, MysqlConnection>();
+
+/**
+ * Run one bound statement on MySQL or MariaDB: always as a prepared statement on the driver's mysql2 pool (see
+ * mysqlQuery), since Kysely's MySQL driver would splice the values into the text (mysql2's query()).
+ */
+export async function executeMysql(run: StatementRun, mariaDb: boolean): Promise<QueryResult<unknown>> {
+  return mysqlQuery(await nativePool(run), run.client, run.compiled, run.guard ?? {}, mariaDb);
+}
+
+/** The mysql2 pool behind a MikroORM MySQL or MariaDB connection. */
+async function nativePool(run: StatementRun): Promise<MysqlPool> {
+  const pool = (await run.nativeClient()) as MysqlPool | undefined;
+  // The statement's connection is found by its thread id among the pool's connections (rawConnectionOf).
+  if (typeof pool?.getConnection !== 'function' || typeof pool._allConnections?.toArray !== 'function')
+    throw new Error("listql: the MySQL connection does not expose its mysql2 pool and the pool's connections");
+  return pool;
+}
 
 /**
  * Run one statement on MySQL or MariaDB as a server-side prepared statement (the values travel in the binary
@@ -116,8 +128,7 @@ function runStatement(
     .catch((err: unknown) => {
       if (signal?.aborted) throw signal.reason;
       const errno = (err as { errno?: unknown }).errno;
-      if (timeout !== undefined && typeof errno === 'number' && TIMED_OUT.has(errno))
-        throw queryTimeoutError(timeout, err);
+      if (timeout !== undefined && typeof errno === 'number' && TIMED_OUT.has(errno)) throw queryTimeout(timeout, err);
       throw err;
     })
     .finally(async () => {
@@ -216,51 +227,4 @@ function remember(connection: MysqlConnection, sql: string): void {
   const oldest = statements.keys().next().value as string;
   statements.delete(oldest);
   connection.unprepare(oldest);
-}
-
-// mysql2 column types whose binary-protocol values differ from the text protocol's (mysql2/lib/constants/types.js).
-const FLOAT = 4;
-const TIMESTAMP = 7;
-const TIME = 11;
-const DATETIME = 12;
-
-/**
- * Make prepared-statement rows hold what the text protocol (MikroORM's own qb.execute()) gives, so both paths map to
- * the same entities: mysql2 reads a FLOAT as its exact single-precision value (0.10000000149011612) where the server
- * prints it as text (MariaDB: 6 significant digits, `0.1`; MySQL 8: the shortest text that is the same float), and
- * drops the zeros of a DATETIME/TIMESTAMP/TIME fraction the column declares (`10:00:00` for `10:00:00.000`).
- */
-function textLike(rows: unknown[], fields: MysqlField[] | undefined, mariaDb: boolean): unknown[] {
-  const fixes: [string, (v: unknown) => unknown][] = [];
-  for (const field of fields ?? []) {
-    if (field.columnType === FLOAT)
-      fixes.push([field.name, (v) => (typeof v === 'number' ? floatText(v, mariaDb) : v)]);
-    else if (
-      (field.columnType === DATETIME || field.columnType === TIMESTAMP || field.columnType === TIME) &&
-      field.decimals > 0 &&
-      field.decimals <= 6
-    )
-      fixes.push([field.name, (v) => (typeof v === 'string' ? padFraction(v, field.decimals) : v)]);
-  }
-  if (fixes.length === 0) return rows;
-  for (const row of rows as Record<string, unknown>[])
-    for (const [name, fix] of fixes) if (name in row) row[name] = fix(row[name]);
-  return rows;
-}
-
-function floatText(v: number, mariaDb: boolean): number {
-  if (!Number.isFinite(v)) return v;
-  if (mariaDb) return Number(v.toPrecision(6));
-  for (let digits = 1; digits < 9; digits++) {
-    const shorter = Number(v.toPrecision(digits));
-    if (Math.fround(shorter) === v) return shorter;
-  }
-  return Number(v.toPrecision(9));
-}
-
-function padFraction(v: string, decimals: number): string {
-  const dot = v.lastIndexOf('.');
-  if (dot === -1) return `${v}.${'0'.repeat(decimals)}`;
-  const have = v.length - dot - 1;
-  return have >= decimals ? v : v + '0'.repeat(decimals - have);
 }

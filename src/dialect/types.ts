@@ -1,0 +1,135 @@
+import type { Platform } from '@mikro-orm/core';
+import type { QueryResult } from 'kysely';
+import type { StatementRun } from './statement.ts';
+
+/** The SQL families listql plans and executes for; MySQL and MariaDB are one family (see index.ts). */
+export type DialectName = 'postgresql' | 'sqlite' | 'mysql';
+
+/** The smallest and largest value an integer column holds. */
+export interface IntegerRange {
+  readonly min: bigint;
+  readonly max: bigint;
+}
+
+/** The parts of a sort column's cursor shape the dialect reads (cursor/key-shape.ts has the whole shape). */
+export interface KeyColumn {
+  readonly kind: string;
+  /** A datetime column that keeps its time zone (PostgreSQL `timestamptz`). */
+  readonly timezone: boolean;
+  /** A native ENUM column, which sorts by item position (see Dialect.enumsSortByPosition). */
+  readonly ordinalEnum: boolean;
+}
+
+/** The substring operators, whose pattern the dialect writes (the `i` forms compare folded text). */
+export type PatternOperator = 'contains' | 'startswith' | 'endswith' | 'icontains' | 'istartswith' | 'iendswith';
+
+/** A piece of SQL text whose values are `?` placeholders, with the values in placeholder order. */
+export interface SqlText {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+}
+
+/**
+ * What listql needs to know about one database: capability flags and small rules, read by every stage instead of
+ * comparing dialect names. Build one with defineDialect() (base.ts), which gives every member a default, so a new
+ * member breaks no dialect.
+ */
+export interface Dialect {
+  /** The family: `mysql` covers MySQL and MariaDB, told apart by `mariaDb`. For cache keys and diagnostics only. */
+  readonly name: DialectName;
+  /** How messages name the database family (`MySQL or MariaDB`). */
+  readonly label: string;
+  /** The server is MariaDB (MikroORM's `@mikro-orm/mariadb`), not MySQL; false outside the MySQL family. */
+  readonly mariaDb: boolean;
+
+  // Literals and columns (bind).
+  /** The range the database itself stores for an integer column declared with `range` (unsigned types differ). */
+  storedIntegerRange(range: IntegerRange): IntegerRange;
+  /** A float column of this column type is single precision (its range and resolution are far below a double's). */
+  isSinglePrecision(columnType: string): boolean;
+  /** TIMESTAMP columns hold 1970-01-01 00:00:01 to 2038-01-19 03:14:07 UTC only (MySQL, MariaDB). */
+  readonly narrowTimestamps: boolean;
+  /** A native `ENUM(...)` column sorts by item position, not by text (MySQL, MariaDB). */
+  readonly enumsSortByPosition: boolean;
+  /** Decimal literals compare exactly with any decimal column: no rewrite at the column's scale (PostgreSQL). */
+  readonly exactDecimals: boolean;
+  /** Every DECIMAL holds fewer than this many integer digits; longer literals are bounded (MySQL, MariaDB: 65). */
+  readonly decimalDigits: number | undefined;
+
+  // Case-insensitive operators and substring tests (plan/like.ts).
+  /** Fold an already quoted column's ASCII letters A–Z to lower case and nothing else. */
+  foldedColumn(column: string): string;
+  /** Make an expression compare by its bytes, whatever the column's collation. */
+  caseSensitive(expression: string): string;
+  /** Escape a value for the pattern syntax of patternTest(). */
+  escapePattern(value: string): string;
+  /** The pattern syntax's "any characters" wildcard. */
+  readonly patternWildcard: string;
+  /** The case-sensitive pattern test of `subject` (an expression of `column`) against one bound pattern. */
+  patternTest(subject: string, column: string, operator: PatternOperator, pattern: string): SqlText;
+
+  // Order and keyset pages.
+  /**
+   * No NULLS FIRST / LAST: NULLs sort as the smallest value, and MikroORM emulates the other placements with a
+   * leading `col is null` term no index serves (MySQL, MariaDB).
+   */
+  readonly emulatesNullsOrder: boolean;
+  /** Row values (`(a, id) > (?, ?)`) read as index ranges, so the keyset predicate uses them. */
+  readonly rowValueSeek: boolean;
+  /** Pages after a cursor on a nullable root key are sent as seekable UNION ALL branches (engine/seek.ts). */
+  readonly seeksNullableByUnion: boolean;
+
+  // Cursor keys (cursor/key-values.ts, cursor/key-check.ts).
+  /** MikroORM stores datetimes as epoch milliseconds, so cursors carry them as integers (SQLite). */
+  readonly datetimesAsEpochMillis: boolean;
+  /** Decimal columns hold binary doubles, written as the shortest plain decimal of the double (SQLite). */
+  readonly decimalsAsDoubles: boolean;
+  /** The uuid type writes lowercase text (PostgreSQL); elsewhere a uuid is text as stored. */
+  readonly lowercaseUuids: boolean;
+  /** The SQL that reads a sort column at full precision for a cursor key (`column` is already quoted). */
+  keyReadExpression(shape: KeyColumn, column: string): string;
+  /** The value a sort column is ordered by (`column` is already quoted). */
+  sortedExpression(shape: KeyColumn, column: string): string;
+  /** A cursor key of a single-precision float column is a value the driver reads back from that column. */
+  singleFloatKeyHolds(value: number): boolean;
+
+  // Statements (engine/bound-sql.ts, engine/execute.ts).
+  /** Parameters are `$1…$n` (PostgreSQL), not `?`. */
+  readonly numberedPlaceholders: boolean;
+  /** Single- and double-quoted strings escape with backslashes and `#` starts a line comment (MySQL's lexicon). */
+  readonly backslashEscapes: boolean;
+  /** Convert a value to what the driver binds with the meaning MikroORM's inlined literal would have had. */
+  driverValue(value: unknown, platform: Platform): unknown;
+  /** Methods of MikroORM's SQL connection the executor relies on beyond the common ones (compat.ts checks them). */
+  readonly connectionMethods: readonly string[];
+  /** Run one bound statement under its guard (time limit, abort, session settings). */
+  execute(run: StatementRun): Promise<QueryResult<unknown>>;
+  /** `ctx.pgSettings` can scope settings to a statement (PostgreSQL). */
+  readonly scopesSessionSettings: boolean;
+  /** A running statement can be stopped, so a statement timeout answers `query_timeout` (not SQLite). */
+  readonly stopsStatements: boolean;
+
+  // Estimated counts (engine/estimate.ts).
+  /** How to read the planner's row estimate, where it gives one worth answering with (PostgreSQL). */
+  readonly estimate: RowEstimate | undefined;
+
+  // Index advice (engine/indexes.ts).
+  /** The case-insensitive operators an expression index on the folded column serves. */
+  readonly foldedIndexOperators: readonly ('ieq' | 'istartswith')[];
+  /** An index column can say `nulls last` (PostgreSQL). */
+  readonly indexNullsClause: boolean;
+  /** `create index if not exists` is accepted (all but MySQL). */
+  readonly createIndexIfNotExists: boolean;
+  /** Caveat of a correlation index, where the engine already indexes foreign keys. */
+  readonly foreignKeyIndexNote: string | undefined;
+  /** The caveat of a sort index in one direction, if any. */
+  sortIndexNote(nullable: boolean, direction: 'asc' | 'desc'): string | undefined;
+}
+
+/** The planner's row estimate: what precedes the rows query, and how to read the answer. */
+export interface RowEstimate {
+  /** What precedes the rows query to get its plan instead of its rows. */
+  readonly explainPrefix: string;
+  /** The top plan node's row estimate, or undefined when the plan has another shape. */
+  planRows(rows: readonly Record<string, unknown>[]): number | undefined;
+}
