@@ -7,7 +7,6 @@
  * The schema carries an index for every column a relation sub-query correlates on; a query past Node's own 16 KiB
  * header limit still gets listql's JSON `limit_exceeded`; a DATABASE_URL naming a missing database is refused.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +19,7 @@ import * as assert from 'uvu/assert';
 import { ENTITIES } from '../examples/bookstore/entities.ts';
 import { authorPolicy, bookPolicy } from '../examples/bookstore/policies.ts';
 import { createEngine } from '../src/index.ts';
+import { type RunningBookstore, spawnBookstore, startBookstore } from './helpers/bookstore.ts';
 import {
   createDatabase,
   DIALECTS,
@@ -29,6 +29,7 @@ import {
   postgresAdmin,
   postgresAdminUrl,
 } from './helpers/db.ts';
+import { expectSqlIncludes, id, param, sql } from './helpers/sql.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -166,55 +167,11 @@ const ROWS: readonly Row[] = [
   },
 ];
 
-/** A started bookstore: what it printed, its base URL, and the process. */
-interface Started {
-  readonly child: ChildProcess;
-  readonly output: string;
-  readonly base: string;
-}
-
-// Only the suite's own database settings reach the bookstore, never the caller's shell's.
-const { DATABASE_URL: _url, BOOKSTORE_SQLITE: _file, BOOKSTORE_CREATE_DB: _create, ...inherited } = process.env;
-
-async function start(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ['examples/bookstore/main.ts'], {
-    cwd: ROOT,
-    env: { ...inherited, PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  let errors = '';
-  child.stdout!.setEncoding('utf8').on('data', (s: string) => (output += s));
-  child.stderr!.setEncoding('utf8').on('data', (s: string) => (errors += s));
-  const deadline = Date.now() + 30_000;
-  while (!output.includes('Press Ctrl+C')) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill();
-      throw new Error(`the bookstore did not start:\n${output}\n${errors}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const base = /listening on (http:\/\/\S+)/.exec(output)?.[1];
-  assert.ok(base, output);
-  return { child, output, base: base.replace('localhost', '127.0.0.1') };
-}
-
-async function stop(started: Started | undefined): Promise<number | null> {
-  if (!started || started.child.exitCode !== null) return started?.child.exitCode ?? null;
-  started.child.kill('SIGTERM');
-  const [code] = await once(started.child, 'exit');
-  return code as number | null;
-}
-
 /** Run the bookstore until it exits by itself (it should not start): its exit code and stderr. */
 async function runToExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['examples/bookstore/main.ts'], {
-    cwd: ROOT,
-    env: { ...inherited, PORT: '0', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawnBookstore(env, 'stderr');
   let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
   const timer = setTimeout(() => child.kill(), 30_000);
   const [code] = (await once(child, 'exit')) as [number | null];
   clearTimeout(timer);
@@ -314,7 +271,7 @@ for (const dialect of DIALECTS) defineSuite(dialect);
 
 function defineSuite(dialect: Dialect): void {
   const test = suite(`bookstore example [${dialect}]`);
-  const state: { started?: Started; env: Record<string, string>; cleanup: () => Promise<void> } = {
+  const state: { started?: RunningBookstore; env: Record<string, string>; cleanup: () => Promise<void> } = {
     env: {},
     cleanup: async () => {},
   };
@@ -332,15 +289,15 @@ function defineSuite(dialect: Dialect): void {
     }
     // /explain (the SQL of a request) is off unless asked for; its routes are tested here, in each dialect.
     state.env.BOOKSTORE_EXPLAIN = '1';
-    state.started = await start(state.env);
+    state.started = await startBookstore(state.env);
   });
   test.after(async () => {
-    await stop(state.started);
+    await state.started?.stop();
     await state.cleanup();
   });
 
   test('it prints its URL and five example requests, then the tenant search', () => {
-    const { output } = state.started!;
+    const output = state.started!.stdout();
     const database = {
       sqlite: `SQLite (${state.env.BOOKSTORE_SQLITE})`,
       postgresql: 'PostgreSQL (DATABASE_URL)',
@@ -352,8 +309,10 @@ function defineSuite(dialect: Dialect): void {
   });
 
   test('each printed request returns the expected page', async () => {
-    const { output, base } = state.started!;
-    const commands = output.match(/^ {3}(curl .+)$/gm)!.map((line) => line.trim());
+    const { stdout, base } = state.started!;
+    const commands = stdout()
+      .match(/^ {3}(curl .+)$/gm)!
+      .map((line) => line.trim());
     for (const [i, command] of commands.entries()) {
       const { url, headers } = curlToRequest(command, base);
       const { status, body } = await getJSON(url, headers);
@@ -438,16 +397,16 @@ function defineSuite(dialect: Dialect): void {
       assert.not.match(refused.stderr, /^\s+at /m);
       try {
         assert.is(await server.exists(name), false);
-        const created = await start({ DATABASE_URL: url.toString(), BOOKSTORE_CREATE_DB: '1' });
+        const created = await startBookstore({ DATABASE_URL: url.toString(), BOOKSTORE_CREATE_DB: '1' });
         try {
           assert.match(
-            created.output,
+            created.stdout(),
             `listql bookstore on ${dialect === 'postgresql' ? 'PostgreSQL' : 'MariaDB'} (DATABASE_URL)`,
           );
           assert.is(await server.exists(name), true);
           assert.is((await getJSON(`${created.base}/books?count=true&limit=0`)).body.page.count, 8);
         } finally {
-          await stop(created);
+          await created.stop();
         }
       } finally {
         await server.drop(name);
@@ -491,10 +450,10 @@ function defineSuite(dialect: Dialect): void {
     const url = `${base}/explain/books?filter=${encodeURIComponent('price lt 15')}&sort=-year&count=true`;
     const { status, body } = await getJSON(url, { 'x-tenant': '2' });
     assert.is(status, 200);
-    const q = dialect === 'postgresql' ? (s: string) => s : (s: string) => s.replaceAll('"', '`');
-    const [p1, p2, p3] = dialect === 'postgresql' ? ['$1', '$2', '$3'] : ['?', '?', '?'];
-    assert.match(body.data.sql, q(`from "book" as "b" where "b"."tenant" = ${p1} and "b"."deleted_at" is null`));
-    assert.match(body.data.sql, q(`("b"."price" < ${p2}) order by "b"."year" desc, "b"."id" asc limit ${p3}`));
+    const scope = sql`from ${id('book')} as ${id('b')} where ${id('b.tenant')} = ${param} and ${id('b.deleted_at')} is null`;
+    expectSqlIncludes(body.data.sql, scope, dialect);
+    const rest = sql`(${id('b.price')} < ${param}) order by ${id('b.year')} desc, ${id('b.id')} asc limit ${param}`;
+    expectSqlIncludes(body.data.sql, rest, dialect, 2);
     assert.equal(body.data.params, [2, '15', 21]);
     assert.match(body.count.sql, /^select count\(/);
     assert.equal(body.count.params, [2, '15']);
@@ -556,8 +515,8 @@ function defineSuite(dialect: Dialect): void {
   });
 
   test('SIGTERM stops it cleanly, and a second start reuses the seeded database', async () => {
-    assert.is(await stop(state.started), 0);
-    state.started = await start(state.env);
+    assert.is(await state.started!.stop(), 0);
+    state.started = await startBookstore(state.env);
     const { body } = await getJSON(`${state.started.base}/books?count=true&limit=1`);
     assert.is(body.page.count, 8);
   });

@@ -10,7 +10,8 @@ import { createEngine, type ScopedEngine } from '../src/engine/index.ts';
 import { isListError } from '../src/errors.ts';
 import { Cell, cellPolicy, Entry, entryPolicy, seedWalk, walkEntities } from './fixtures/walk.ts';
 import { captureDriver } from './helpers/capture.ts';
-import { type Dialect, eachDialect } from './helpers/db.ts';
+import { eachDialect } from './helpers/db.ts';
+import { expectSqlIncludes, id, nullsFirst, type PerDialectSql, param, sql } from './helpers/sql.ts';
 import { walk } from './helpers/walk.ts';
 
 interface Doc {
@@ -136,8 +137,30 @@ function decodeDoc(cursor: string): Doc {
   return JSON.parse(Buffer.from(cursor, 'base64url').toString()) as Doc;
 }
 
-/** Quote as the dialect does: PostgreSQL with double quotes, SQLite and MariaDB with backticks. */
-const q = (dialect: Dialect, sql: string) => (dialect === 'postgresql' ? sql : sql.replaceAll('"', '`'));
+const [AT, KEY] = [id('e.at_moment'), id('e.entry_id')];
+
+/**
+ * The keyset predicate on (at, id) past a cursor, as the driver receives it: a row-value comparison, except on
+ * MariaDB, which reads one as a filter over a full scan and so gets the expanded form, whose leading bound is a
+ * range the index on (at_moment, entry_id) seeks to.
+ */
+const AFTER: PerDialectSql = {
+  postgresql: sql`(${AT}, ${KEY}) > (${param}, ${param})`,
+  sqlite: sql`(${AT}, ${KEY}) > (${param}, ${param})`,
+  mariadb: sql`(${AT} >= ${param} and ((${AT} > ${param}) or (${AT} = ${param} and ${KEY} > ${param})))`,
+};
+
+/** The same predicate mirrored, for a backward page. */
+const BEFORE: PerDialectSql = {
+  postgresql: sql`(${AT}, ${KEY}) < (${param}, ${param})`,
+  sqlite: sql`(${AT}, ${KEY}) < (${param}, ${param})`,
+  mariadb: sql`(${AT} <= ${param} and ((${AT} < ${param}) or (${AT} = ${param} and ${KEY} < ${param})))`,
+};
+
+/** The placeholder number of a cursor's first key value among the values sent. */
+function firstKey(values: readonly unknown[], doc: Doc): number {
+  return values.findIndex((x) => String(x) === String(doc.k[0])) + 1;
+}
 
 eachDialect('engine cursors', { entities: walkEntities, seed: seedWalk }, (test, dialect) => {
   test('the valid cursor the rows below start from continues the walk', async ({ em }) => {
@@ -183,18 +206,10 @@ eachDialect('engine cursors', { entities: walkEntities, seed: seedWalk }, (test,
     );
     const data = calls.filter((c) => c.sql.includes('walk_entry'));
     assert.is(data.length, 1);
-    const { sql, values } = data[0]!;
-    // MariaDB reads a row-value comparison as a filter over a full scan, so it gets the expanded form, whose leading
-    // bound is a range the index on (at_moment, entry_id) seeks to.
-    const row =
-      dialect === 'postgresql'
-        ? '("e"."at_moment", "e"."entry_id") > ($'
-        : dialect === 'sqlite'
-          ? '("e"."at_moment", "e"."entry_id") > (?'
-          : '("e"."at_moment" >= ? and (("e"."at_moment" > ?) or ("e"."at_moment" = ? and "e"."entry_id" > ?)))';
-    assert.ok(sql.includes(q(dialect, row)), sql);
-    assert.not.match(sql, /\boffset\b/i);
-    assert.ok(!sql.includes(String(doc.k[0])), 'a cursor value is in the SQL text');
+    const { sql: text, values } = data[0]!;
+    expectSqlIncludes(text, AFTER, dialect, firstKey(values, doc));
+    assert.not.match(text, /\boffset\b/i);
+    assert.ok(!text.includes(String(doc.k[0])), 'a cursor value is in the SQL text');
     assert.ok(
       values.some((x) => String(x) === String(doc.k[0])),
       JSON.stringify(values),
@@ -206,9 +221,9 @@ eachDialect('engine cursors', { entities: walkEntities, seed: seedWalk }, (test,
     const scoped = entries(em);
     const first = await scoped.list({ sort: '-score', limit: '2' });
     const { calls } = await captureDriver(() => scoped.list({ sort: '-score', cursor: first.page.nextCursor! }));
-    const sql = calls.find((c) => c.sql.includes('walk_entry'))!.sql;
-    assert.ok(sql.includes(q(dialect, '"e"."score_value" is null')), sql);
-    assert.ok(sql.includes(q(dialect, '"e"."score_value" <')), sql);
+    const text = calls.find((c) => c.sql.includes('walk_entry'))!.sql;
+    expectSqlIncludes(text, sql`${id('e.score_value')} is null`, dialect);
+    expectSqlIncludes(text, sql`${id('e.score_value')} <`, dialect);
   });
 
   test('a backward cursor is its own position: the same keys under another signature, the rows before', async ({
@@ -261,19 +276,14 @@ eachDialect('engine cursors', { entities: walkEntities, seed: seedWalk }, (test,
     const { calls } = await captureDriver(() => scoped.list({ sort: 'at', limit: '3', cursor: page.page.prevCursor! }));
     const data = calls.filter((c) => c.sql.includes('walk_entry'));
     assert.is(data.length, 1);
-    const { sql, values } = data[0]!;
-    const p = dialect === 'postgresql' ? '$' : '?';
-    const before =
-      dialect === 'mariadb'
-        ? '("e"."at_moment" <= ? and (("e"."at_moment" < ?) or ("e"."at_moment" = ? and "e"."entry_id" < ?)))'
-        : `("e"."at_moment", "e"."entry_id") < (${p}`;
-    assert.ok(sql.includes(q(dialect, before)), sql);
-    assert.ok(sql.includes(q(dialect, 'order by "e"."at_moment" desc, "e"."entry_id" desc')), sql);
-    assert.not.match(sql, /\boffset\b/i);
-    assert.ok(!sql.includes(String(doc.k[0])), 'a cursor value is in the SQL text');
+    const { sql: text, values } = data[0]!;
+    expectSqlIncludes(text, BEFORE, dialect, firstKey(values, doc));
+    expectSqlIncludes(text, sql`order by ${id('e.at_moment')} desc, ${id('e.entry_id')} desc`, dialect);
+    assert.not.match(text, /\boffset\b/i);
+    assert.ok(!text.includes(String(doc.k[0])), 'a cursor value is in the SQL text');
     assert.ok(values.includes(4), 'limit + 1 rows are fetched');
     const explained = await scoped.explain({ sort: 'at', limit: '3', cursor: page.page.prevCursor! });
-    assert.is(explained.data?.sql, sql, 'explain() shows the backward statement list() sends');
+    assert.is(explained.data?.sql, text, 'explain() shows the backward statement list() sends');
   });
 
   test('backward from a NULL key: every non-NULL row precedes it, NULLS FIRST in the mirrored order', async ({
@@ -293,14 +303,12 @@ eachDialect('engine cursors', { entities: walkEntities, seed: seedWalk }, (test,
       all.slice(0, at).map((i) => i.id),
     );
     assert.is(result.page.hasMore, false);
-    const sql = calls.find((c) => c.sql.includes('walk_entry'))!.sql;
-    assert.ok(sql.includes(q(dialect, '"e"."score_value" is not null')), sql);
+    const text = calls.find((c) => c.sql.includes('walk_entry'))!.sql;
+    expectSqlIncludes(text, sql`${id('e.score_value')} is not null`, dialect);
     // MariaDB sorts NULLs first in ascending order by itself: the non-NULL branch is ordered by the plain key.
-    if (dialect === 'mariadb')
-      assert.ok(sql.includes(q(dialect, 'order by "e"."score_value" asc, "e"."entry_id" desc')), sql);
-    else assert.ok(sql.includes(q(dialect, '"e"."score_value" asc nulls first')) || dialect === 'sqlite', sql);
+    expectSqlIncludes(text, sql`order by ${nullsFirst('e.score_value', 'asc')}, ${id('e.entry_id')} desc`, dialect);
     if (dialect !== 'sqlite')
-      assert.ok(sql.includes('union all'), 'PostgreSQL and MariaDB seek each branch on their own');
+      assert.ok(text.includes('union all'), 'PostgreSQL and MariaDB seek each branch on their own');
   });
 
   test("MikroORM's findByCursor is never used", async ({ em }) => {

@@ -9,7 +9,8 @@ import * as assert from 'uvu/assert';
 import { createEngine, isListError, toOpenAPI } from '../src/index.ts';
 import { filterable, schema, sortable } from '../src/policy/index.ts';
 import { captureDriver } from './helpers/capture.ts';
-import { eachDialect } from './helpers/db.ts';
+import { type Dialect, eachDialect } from './helpers/db.ts';
+import { integerSeries } from './helpers/series.ts';
 
 class Reading {
   id!: number;
@@ -33,16 +34,11 @@ const ReadingSchema = new EntitySchema<Reading>({
 /** 20 000 rows: n runs 0…9 999 twice, a tenth soft-deleted; big enough for the planner's statistics to mean something. */
 const ROWS = 20_000;
 
-async function seed(em: EntityManager): Promise<void> {
+async function seed(em: EntityManager, dialect: Dialect): Promise<void> {
   const conn = em.getConnection();
-  const platform = conn.getPlatform().constructor.name.toLowerCase();
-  const sqlite = platform.includes('sqlite');
-  const mariadb = platform.includes('mariadb');
-  const series = sqlite
-    ? `with recursive g(i) as (select 1 union all select i + 1 from g where i < ${ROWS}) select i from g`
-    : mariadb
-      ? `select seq as i from seq_1_to_${ROWS}`
-      : `select i from generate_series(1, ${ROWS}) as g(i)`;
+  const sqlite = dialect === 'sqlite';
+  const mariadb = dialect === 'mariadb';
+  const series = integerSeries(dialect, ROWS);
   const deleted = sqlite ? `case when i % 10 = 0 then 1700000000000 end` : `case when i % 10 = 0 then now() end`;
   await conn.execute(
     `insert into est_reading (id, n, kind, deleted_at) select i, i % 10000, case when i % 4 = 0 then 'a' else 'b' end, ${deleted} from (${series}) as s`,

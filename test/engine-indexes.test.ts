@@ -9,6 +9,7 @@ import { createEngine } from '../src/engine/index.ts';
 import { filterable, schema, sortable } from '../src/policy/index.ts';
 import { eachDialect, type TestDatabase } from './helpers/db.ts';
 import { explainPlan } from './helpers/explain.ts';
+import { integerSeries } from './helpers/series.ts';
 
 class Shelf {
   id!: number;
@@ -105,12 +106,7 @@ async function fill(db: TestDatabase): Promise<void> {
     sqlite: '1704067200000 + n * 1000',
     mariadb: "timestamp '2024-01-01 00:00:00' + interval n second",
   }[db.dialect];
-  const series = {
-    postgresql: `select n from generate_series(1, ${ROWS}) as n`,
-    sqlite: `with recursive s(n) as (select 1 union all select n + 1 from s where n < ${ROWS}) select n from s`,
-    // MariaDB stops a recursive CTE at 1,000 iterations by default; its sequence engine has any length.
-    mariadb: `select seq as n from seq_1_to_${ROWS}`,
-  }[db.dialect];
+  const series = integerSeries(db.dialect, ROWS, 'n');
   await conn.execute(
     `insert into ix_shelf (id, created_at, score) select n, ${epoch}, case when n % 7 = 0 then null else n % 100 end from (${series}) as t`,
   );

@@ -12,7 +12,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createEngine } from '../src/engine/index.ts';
 import { filterable, schema, sortable } from '../src/policy/index.ts';
-import { createMysqlDatabase, createPostgresDatabase, DIALECTS, type Dialect } from './helpers/db.ts';
+import { createDatabase, DIALECTS, type Dialect } from './helpers/db.ts';
 
 class Note {
   id!: number;
@@ -46,20 +46,13 @@ async function open(dialect: Dialect): Promise<Setup> {
   const cleanups: (() => Promise<void>)[] = [];
   const locations: Record<string, unknown>[] = [];
   let init: (options: Record<string, unknown>) => Promise<MikroORM>;
-  if (dialect === 'postgresql') {
-    const { MikroORM } = await import('@mikro-orm/postgresql');
-    init = (options) => MikroORM.init(options as never);
-    for (const _ of DATABASES) {
-      const db = await createPostgresDatabase('listql_replica');
-      cleanups.push(db.drop);
-      locations.push({ clientUrl: db.url });
-    }
-  } else if (dialect === 'mariadb') {
+  if (dialect !== 'sqlite') {
     // Each MariaDB connection runs listql's statements on its own mysql2 pool: the replica's, not the primary's.
-    const { MikroORM } = await import('@mikro-orm/mariadb');
+    const { MikroORM } =
+      dialect === 'postgresql' ? await import('@mikro-orm/postgresql') : await import('@mikro-orm/mariadb');
     init = (options) => MikroORM.init(options as never);
     for (const _ of DATABASES) {
-      const db = await createMysqlDatabase('listql_replica');
+      const db = await createDatabase(dialect, 'listql_replica');
       cleanups.push(db.drop);
       locations.push({ clientUrl: db.url });
     }

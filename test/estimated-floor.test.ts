@@ -9,7 +9,8 @@ import * as assert from 'uvu/assert';
 import { createEngine, isListError } from '../src/index.ts';
 import { filterable, schema, sortable } from '../src/policy/index.ts';
 import { captureDriver } from './helpers/capture.ts';
-import { eachDialect } from './helpers/db.ts';
+import { type Dialect, eachDialect } from './helpers/db.ts';
+import { integerSeries } from './helpers/series.ts';
 
 class Sample {
   id!: number;
@@ -29,18 +30,11 @@ const ROWS = 2000;
 const STALE = 500;
 
 /** Analyze while every kind is distinct, then make 500 rows kind 7 with autovacuum off: the statistics go stale. */
-async function seed(em: EntityManager): Promise<void> {
+async function seed(em: EntityManager, dialect: Dialect): Promise<void> {
   const conn = em.getConnection();
-  const platform = conn.getPlatform().constructor.name.toLowerCase();
-  const sqlite = platform.includes('sqlite');
-  const mariadb = platform.includes('mariadb');
-  const series = sqlite
-    ? `with recursive g(i) as (select 1 union all select i + 1 from g where i < ${ROWS}) select i from g`
-    : mariadb
-      ? `select seq as i from seq_1_to_${ROWS}`
-      : `select i from generate_series(1, ${ROWS}) as g(i)`;
+  const series = integerSeries(dialect, ROWS);
   await conn.execute(`insert into floor_sample (id, kind) select i, i + 1000 from (${series}) as s`);
-  if (sqlite || mariadb) return;
+  if (dialect !== 'postgresql') return;
   await conn.execute('alter table floor_sample set (autovacuum_enabled = false)');
   await conn.execute('analyze floor_sample');
   await conn.execute(`update floor_sample set kind = 7 where id <= ${STALE}`);

@@ -7,19 +7,15 @@ import type { EntityManager } from '@mikro-orm/core';
 import * as assert from 'uvu/assert';
 import { createEngine } from '../src/engine/index.ts';
 import { graphqlSchema, printSchema } from '../src/graphql/index.ts';
-import { ENTRIES, Entry, entryPolicy, seedWalk, walkEntities } from './fixtures/walk.ts';
+import { ENTRIES, entryPolicy, seedWalk, walkEntities } from './fixtures/walk.ts';
 import { captureDriver } from './helpers/capture.ts';
 import { eachDialect } from './helpers/db.ts';
-import { postQuery, type ServedSchema, serveSchema } from './helpers/graphql-serve.ts';
+import { entriesEndpoint, postQuery, type ServedSchema, serveSchema, tenantEntries } from './helpers/graphql-serve.ts';
 
 const SORTS = ['-score', 'score', 'amount,-title', 'day,-big', 'title', undefined] as const;
 
 function engineOf(em: EntityManager) {
   return createEngine(em, { policy: entryPolicy, maxLimit: 50, allowCount: true });
-}
-
-function baseOf(em: EntityManager): any {
-  return (em.fork() as any).createQueryBuilder(Entry, 'e').where({ tenant: 1 });
 }
 
 const sortArg = (sort: string | undefined) => (sort === undefined ? '' : `, sort: ${JSON.stringify(sort)}`);
@@ -32,7 +28,7 @@ eachDialect('graphql-backward', { entities: walkEntities, seed: seedWalk }, (tes
     const em = db.orm.em.fork();
     served = await serveSchema(
       graphqlSchema({
-        endpoints: [{ field: 'entries', type: 'Entry', engine: engineOf(em), scope: () => ({ base: baseOf(em) }) }],
+        endpoints: [entriesEndpoint(em, { allowCount: true })],
       }),
     );
   });
@@ -63,7 +59,7 @@ eachDialect('graphql-backward', { entities: walkEntities, seed: seedWalk }, (tes
       em,
     }) => {
       const rest = await engineOf(em)
-        .from(baseOf(em))
+        .from(tenantEntries(em.fork()))
         .list({ limit: '50', ...(sort === undefined ? {} : { sort }) });
       const order = rest.items.map((i) => i.id as number);
       assert.ok(order.length > 8);

@@ -8,14 +8,14 @@
  * SQLite only: the page talks to the same /graphql whatever the dialect, and the schema's behaviour is tested on
  * every dialect in the other graphql test files.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type RunningBookstore, startBookstore } from './helpers/bookstore.ts';
+import { closeSession, type RunningBookstore, startBookstore } from './helpers/bookstore.ts';
 
 const test = suite('graphql explorer [sqlite]');
 const state: { dir?: string; bookstore?: RunningBookstore; browser?: Browser; page?: Page } = {};
@@ -31,14 +31,7 @@ test.before(async () => {
   }
 });
 
-test.after(async () => {
-  try {
-    await state.browser?.close();
-  } finally {
-    await state.bookstore?.stop();
-    if (state.dir) rmSync(state.dir, { recursive: true, force: true });
-  }
-});
+test.after(() => closeSession(state));
 
 test('GET /graphql from a browser: the explorer page, with the SDL and no external resource', async () => {
   const res = await fetch(`${state.bookstore!.base}/graphql`, { headers: { accept: BROWSER_ACCEPT } });

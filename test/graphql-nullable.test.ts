@@ -5,10 +5,10 @@
 import * as assert from 'uvu/assert';
 import { createEngine } from '../src/engine/index.ts';
 import { graphqlSchema } from '../src/graphql/index.ts';
-import { Cell, cellPolicy, ENTRIES, Entry, entryPolicy, seedWalk, walkEntities } from './fixtures/walk.ts';
+import { Cell, cellPolicy, ENTRIES, seedWalk, walkEntities } from './fixtures/walk.ts';
 import { captureDriver } from './helpers/capture.ts';
 import { eachDialect } from './helpers/db.ts';
-import { postQuery, type ServedSchema, serveSchema } from './helpers/graphql-serve.ts';
+import { entriesEndpoint, postQuery, type ServedSchema, serveSchema } from './helpers/graphql-serve.ts';
 
 eachDialect('graphql-nullable', { entities: walkEntities, seed: seedWalk }, (test) => {
   let served: ServedSchema;
@@ -17,12 +17,7 @@ eachDialect('graphql-nullable', { entities: walkEntities, seed: seedWalk }, (tes
     const em = db.orm.em.fork();
     const schema = graphqlSchema<{ tenant: string | undefined }>({
       endpoints: [
-        {
-          field: 'entries',
-          type: 'Entry',
-          engine: createEngine(em, { policy: entryPolicy, maxLimit: 50 }),
-          scope: () => ({ base: (em.fork() as any).createQueryBuilder(Entry, 'e').where({ tenant: 1 }) }),
-        },
+        entriesEndpoint(em),
         {
           field: 'cells',
           type: 'Cell',

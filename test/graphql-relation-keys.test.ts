@@ -10,7 +10,7 @@ import { schema, selectable } from '../src/policy/index.ts';
 import { ENTRIES, Entry, entryPolicy, seedWalk, Tag, walkEntities } from './fixtures/walk.ts';
 import { captureDriver } from './helpers/capture.ts';
 import { eachDialect } from './helpers/db.ts';
-import { postQuery, type ServedSchema, serveSchema } from './helpers/graphql-serve.ts';
+import { entriesEndpoint, postQuery, type ServedSchema, serveSchema, tenantEntries } from './helpers/graphql-serve.ts';
 
 // Tags point at their entry through a NOT NULL to-one relation, named like its property.
 const tagPolicy = schema(Tag).expose('name', selectable()).relation('entry', schema(Entry).expose('id'));
@@ -22,12 +22,7 @@ eachDialect('graphql-relation-keys', { entities: walkEntities, seed: seedWalk },
     served = await serveSchema(
       graphqlSchema({
         endpoints: [
-          {
-            field: 'entries',
-            type: 'Entry',
-            engine: createEngine(em, { policy: entryPolicy, maxLimit: 50 }),
-            scope: () => ({ base: (em.fork() as any).createQueryBuilder(Entry, 'e').where({ tenant: 1 }) }),
-          },
+          entriesEndpoint(em),
           {
             field: 'tags',
             type: 'Tag',
@@ -60,7 +55,7 @@ eachDialect('graphql-relation-keys', { entities: walkEntities, seed: seedWalk },
 
   test('groupId is the REST item key of the relation, read from the key column alone', async ({ em }) => {
     const rest = await createEngine(em, { policy: entryPolicy, maxLimit: 50 })
-      .from((em as any).createQueryBuilder(Entry, 'e').where({ tenant: 1 }))
+      .from(tenantEntries(em))
       .list({ limit: '50' });
     const { result, calls } = await captureDriver(() =>
       postQuery(served.url, '{ entries(first: 50) { nodes { id groupId } } }'),

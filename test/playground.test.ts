@@ -11,14 +11,14 @@
  * SQLite only: the page runs in the browser and talks to the same HTTP API whatever the dialect, and that API
  * (the routes /explain, /openapi.json, /describe included) is tested on SQLite and PostgreSQL in bookstore.test.ts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type RunningBookstore, startBookstore } from './helpers/bookstore.ts';
+import { closeSession, type RunningBookstore, startBookstore } from './helpers/bookstore.ts';
 
 const test = suite('playground in a real browser [sqlite]');
 const state: {
@@ -53,14 +53,7 @@ test.before(async () => {
   }
 });
 
-test.after(async () => {
-  try {
-    await state.browser?.close();
-  } finally {
-    await state.bookstore?.stop();
-    if (state.dir) rmSync(state.dir, { recursive: true, force: true });
-  }
-});
+test.after(() => closeSession(state));
 
 /** Open a tab that records every Content-Security-Policy violation and script error it reports. */
 async function watchedPage(): Promise<Page> {

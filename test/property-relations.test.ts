@@ -78,21 +78,26 @@ function ids(rows: readonly { [k: string]: unknown }[]): unknown[] {
   return rows.map((r) => r['id']);
 }
 
+/** Create the engine under test: up to 100 rows with counts, and no limit on cost. */
+function referenceEngine(ctx: DialectContext) {
+  return createEngine(ctx.db.orm, {
+    policy: bookPolicy,
+    maxLimit: 100,
+    allowCount: true,
+    // Correctness over arbitrary requests, not cost: no budget, and no statement timeout (some continuation
+    // shapes, UNION ALL seeks through relation sorts with nested quantifiers, take seconds on PostgreSQL).
+    limits: NO_BUDGET,
+    statementTimeout: false,
+  });
+}
+
 eachDialect(
   'property: relationship filters and sorts through list() equal the reference',
   { entities: libraryEntities, seed: (em) => loadLibrary(em, LIBRARY), options: libraryOptions },
   (test, dialect) => {
     const db = dbModelFor(dialect);
     test(`${RUNS} random requests return the reference items, order, count and hasMore`, async (ctx) => {
-      const engine = createEngine(ctx.db.orm, {
-        policy: bookPolicy,
-        maxLimit: 100,
-        allowCount: true,
-        // Correctness over arbitrary requests, not cost: no budget, and no statement timeout (some continuation
-        // shapes, UNION ALL seeks through relation sorts with nested quantifiers, take seconds on PostgreSQL).
-        limits: NO_BUDGET,
-        statementTimeout: false,
-      });
+      const engine = referenceEngine(ctx);
       await check(caseArb(LIBRARY.books.length + 5, db), RUNS, async ({ request, visibility }) => {
         const all = expectedRows(bookSpec, LIBRARY.books, request, visibility);
         const want = ids(all.slice(request.offset, request.offset + request.limit));
@@ -112,15 +117,7 @@ eachDialect(
     });
 
     test(`${WALKS} cursor walks with changing page sizes cover the reference order exactly once`, async (ctx) => {
-      const engine = createEngine(ctx.db.orm, {
-        policy: bookPolicy,
-        maxLimit: 100,
-        allowCount: true,
-        // Correctness over arbitrary requests, not cost: no budget, and no statement timeout (some continuation
-        // shapes, UNION ALL seeks through relation sorts with nested quantifiers, take seconds on PostgreSQL).
-        limits: NO_BUDGET,
-        statementTimeout: false,
-      });
+      const engine = referenceEngine(ctx);
       const walk = fc.tuple(caseArb(0, db), fc.array(fc.integer({ min: 1, max: 25 }), { minLength: 1, maxLength: 6 }));
       await check(walk, WALKS, async ([{ request, visibility }, sizes]) => {
         const want = ids(expectedRows(bookSpec, LIBRARY.books, request, visibility));

@@ -3,7 +3,7 @@
  * into the root for a filter), LEFT JOINs for to-one sorts (one per distinct path), generated aliases that skip
  * table names and the base scope's aliases, filter conditions and client literals as bound parameters, counts
  * that count each root row once, and what apply() does with filters it cannot compute synchronously.
- * Expected SQL is written with PostgreSQL quotes; SQLite's platform quotes with backticks.
+ * Each statement is stated once (helpers/sql.ts renders it per dialect) and then run.
  */
 import type { EntityManager } from '@mikro-orm/core';
 import type { QueryBuilder } from '@mikro-orm/sql';
@@ -23,21 +23,10 @@ import {
 import { parseHTTP } from '../src/syntax/index.ts';
 import { Book, libraryEntities, libraryOptions, Review, seedLibrary, useTenant } from './fixtures/library.ts';
 import { captureDriver } from './helpers/capture.ts';
-import { type Dialect, eachDialect } from './helpers/db.ts';
+import { eachDialect } from './helpers/db.ts';
 import { bookPolicy } from './helpers/library-policies.ts';
 import { ROOTS, type Root } from './helpers/library-run.ts';
-
-function quoted(sql: string, dialect: Dialect): string {
-  if (dialect === 'postgresql') return sql;
-  // MariaDB has no NULLS LAST and sorts NULL lowest: `desc nulls last` is a plain `desc`, `asc nulls last` is emulated.
-  const ordered =
-    dialect === 'mariadb'
-      ? sql
-          .replace(/("[^"]+"\."[^"]+") asc nulls last/g, '$1 is null, $1 asc')
-          .replace(/("[^"]+"\."[^"]+") desc nulls last/g, '$1 desc')
-      : sql;
-  return ordered.replaceAll('"', '`');
-}
+import { expectSql, id, nullsLast, type Sql, selectFrom, sql } from './helpers/sql.ts';
 
 /** Plan a request on a base scope without root filters, so the SQL shows only what the planner adds. */
 async function planned(em: EntityManager, root: Root, values: Record<string, string>, base?: QueryBuilder<any>) {
@@ -52,7 +41,7 @@ interface ShapeRow {
   readonly name: string;
   readonly root: Root;
   readonly values: Record<string, string>;
-  readonly sql: string;
+  readonly sql: Sql;
   readonly params: readonly unknown[];
 }
 
@@ -62,105 +51,105 @@ const SHAPES: readonly ShapeRow[] = [
     name: 'm:1 path: EXISTS correlated on the FK, with the target soft-delete filter',
     root: 'book',
     values: { filter: "author/name eq 'Ann'" },
-    sql: 'select "b".* from "book" as "b" where (exists (select 1 from "author" as "lq2" where ("lq2"."id" = "b"."author_id") and "lq2"."deleted_at" is null and ("lq2"."name" = ?))) order by "b"."id" asc limit ?',
+    sql: sql`${selectFrom('book', 'b')} where (exists (select 1 from ${id('author')} as ${id('lq2')} where (${id('lq2.id')} = ${id('b.author_id')}) and ${id('lq2.deleted_at')} is null and (${id('lq2.name')} = ?))) order by ${id('b.id')} asc limit ?`,
     params: ['Ann', 20],
   },
   {
     name: 'multi-hop path through a composite FK: nested EXISTS, every key column compared',
     root: 'book',
     values: { filter: "publisher/country/code eq 'US'" },
-    sql: 'select "b".* from "book" as "b" where (exists (select 1 from "publisher" as "lq2" where ("lq2"."tenant" = "b"."publisher_tenant" and "lq2"."id" = "b"."publisher_id") and "lq2"."deleted_at" is null and (exists (select 1 from "country" as "lq4" where ("lq4"."code" = "lq2"."country_code") and "lq4"."deleted_at" is null and ("lq4"."code" = ?))))) order by "b"."id" asc limit ?',
+    sql: sql`${selectFrom('book', 'b')} where (exists (select 1 from ${id('publisher')} as ${id('lq2')} where (${id('lq2.tenant')} = ${id('b.publisher_tenant')} and ${id('lq2.id')} = ${id('b.publisher_id')}) and ${id('lq2.deleted_at')} is null and (exists (select 1 from ${id('country')} as ${id('lq4')} where (${id('lq4.code')} = ${id('lq2.country_code')}) and ${id('lq4.deleted_at')} is null and (${id('lq4.code')} = ?))))) order by ${id('b.id')} asc limit ?`,
     params: ['US', 20],
   },
   {
     name: "1:1 inverse: correlated through the owner's join column",
     root: 'profile',
     values: { filter: "author/name eq 'Ann'" },
-    sql: 'select "p".* from "profile" as "p" where (exists (select 1 from "author" as "lq2" where ("lq2"."profile_id" = "p"."id") and "lq2"."deleted_at" is null and ("lq2"."name" = ?))) order by "p"."id" asc limit ?',
+    sql: sql`${selectFrom('profile', 'p')} where (exists (select 1 from ${id('author')} as ${id('lq2')} where (${id('lq2.profile_id')} = ${id('p.id')}) and ${id('lq2.deleted_at')} is null and (${id('lq2.name')} = ?))) order by ${id('p.id')} asc limit ?`,
     params: ['Ann', 20],
   },
   {
     name: '1:m any: EXISTS over the children',
     root: 'book',
     values: { filter: 'reviews/any(r: r/stars eq 5)' },
-    sql: 'select "b".* from "book" as "b" where (exists (select 1 from "review" as "lq2" where ("lq2"."book_id" = "b"."id") and "lq2"."deleted_at" is null and ("lq2"."stars" = ?))) order by "b"."id" asc limit ?',
+    sql: sql`${selectFrom('book', 'b')} where (exists (select 1 from ${id('review')} as ${id('lq2')} where (${id('lq2.book_id')} = ${id('b.id')}) and ${id('lq2.deleted_at')} is null and (${id('lq2.stars')} = ?))) order by ${id('b.id')} asc limit ?`,
     params: [5, 20],
   },
   {
     name: '1:m all: NOT EXISTS over the children where the predicate IS NOT TRUE',
     root: 'book',
     values: { filter: 'reviews/all(r: r/stars gte 3)' },
-    sql: 'select "b".* from "book" as "b" where (not exists (select 1 from "review" as "lq2" where ("lq2"."book_id" = "b"."id") and "lq2"."deleted_at" is null and (("lq2"."stars" >= ?) is not true))) order by "b"."id" asc limit ?',
+    sql: sql`${selectFrom('book', 'b')} where (not exists (select 1 from ${id('review')} as ${id('lq2')} where (${id('lq2.book_id')} = ${id('b.id')}) and ${id('lq2.deleted_at')} is null and ((${id('lq2.stars')} >= ?) is not true))) order by ${id('b.id')} asc limit ?`,
     params: [3, 20],
   },
   {
     name: 'not any',
     root: 'book',
     values: { filter: 'not reviews/any(r: r/stars eq 5)' },
-    sql: 'select "b".* from "book" as "b" where (not (exists (select 1 from "review" as "lq2" where ("lq2"."book_id" = "b"."id") and "lq2"."deleted_at" is null and ("lq2"."stars" = ?)))) order by "b"."id" asc limit ?',
+    sql: sql`${selectFrom('book', 'b')} where (not (exists (select 1 from ${id('review')} as ${id('lq2')} where (${id('lq2.book_id')} = ${id('b.id')}) and ${id('lq2.deleted_at')} is null and (${id('lq2.stars')} = ?)))) order by ${id('b.id')} asc limit ?`,
     params: [5, 20],
   },
   {
     name: 'm:n owner: the pivot correlated, the target joined inside the sub-query with its filter in the ON',
     root: 'book',
     values: { filter: "tags/any(t: t/label eq 'red')" },
-    sql: 'select "b".* from "book" as "b" where (exists (select 1 from "lq3" as "lq2" inner join "lq1" as "lq4" on "lq2"."tag_id" = "lq4"."id" and "lq4"."deleted_at" is null where ("lq2"."book_id" = "b"."id") and ("lq4"."label" = ?))) order by "b"."id" asc limit ?',
+    sql: sql`${selectFrom('book', 'b')} where (exists (select 1 from ${id('lq3')} as ${id('lq2')} inner join ${id('lq1')} as ${id('lq4')} on ${id('lq2.tag_id')} = ${id('lq4.id')} and ${id('lq4.deleted_at')} is null where (${id('lq2.book_id')} = ${id('b.id')}) and (${id('lq4.label')} = ?))) order by ${id('b.id')} asc limit ?`,
     params: ['red', 20],
   },
   {
     name: 'm:n inverse: the same pivot, columns swapped',
     root: 'tag',
     values: { filter: "books/any(b: b/title eq 'Theta')" },
-    sql: 'select "t".* from "lq1" as "t" where (exists (select 1 from "lq3" as "lq2" inner join "book" as "lq4" on "lq2"."book_id" = "lq4"."id" and "lq4"."deleted_at" is null where ("lq2"."tag_id" = "t"."id") and ("lq4"."title" = ?))) order by "t"."id" asc limit ?',
+    sql: sql`${selectFrom('lq1', 't')} where (exists (select 1 from ${id('lq3')} as ${id('lq2')} inner join ${id('book')} as ${id('lq4')} on ${id('lq2.book_id')} = ${id('lq4.id')} and ${id('lq4.deleted_at')} is null where (${id('lq2.tag_id')} = ${id('t.id')}) and (${id('lq4.title')} = ?))) order by ${id('t.id')} asc limit ?`,
     params: ['Theta', 20],
   },
   {
     name: 'a to-one hop before all: the hop sits inside the NOT EXISTS',
     root: 'book',
     values: { filter: 'author/books/all(b: b/price gte 10)' },
-    sql: 'select "b".* from "book" as "b" where (not exists (select 1 from "author" as "lq2" where ("lq2"."id" = "b"."author_id") and "lq2"."deleted_at" is null and (exists (select 1 from "book" as "lq4" where ("lq4"."author_id" = "lq2"."id") and "lq4"."deleted_at" is null and (("lq4"."price" >= ?) is not true))))) order by "b"."id" asc limit ?',
+    sql: sql`${selectFrom('book', 'b')} where (not exists (select 1 from ${id('author')} as ${id('lq2')} where (${id('lq2.id')} = ${id('b.author_id')}) and ${id('lq2.deleted_at')} is null and (exists (select 1 from ${id('book')} as ${id('lq4')} where (${id('lq4.author_id')} = ${id('lq2.id')}) and ${id('lq4.deleted_at')} is null and ((${id('lq4.price')} >= ?) is not true))))) order by ${id('b.id')} asc limit ?`,
     params: [10, 20],
   },
   {
     name: 'nested quantifiers: the outer variable is the outer sub-query alias',
     root: 'author',
     values: { filter: 'books/any(b: b/reviews/any(r: r/stars gte 4 and b/price gt 10))' },
-    sql: 'select "a".* from "author" as "a" where (exists (select 1 from "book" as "lq2" where ("lq2"."author_id" = "a"."id") and "lq2"."deleted_at" is null and (exists (select 1 from "review" as "lq4" where ("lq4"."book_id" = "lq2"."id") and "lq4"."deleted_at" is null and (("lq4"."stars" >= ? and "lq2"."price" > ?)))))) order by "a"."id" asc limit ?',
+    sql: sql`${selectFrom('author', 'a')} where (exists (select 1 from ${id('book')} as ${id('lq2')} where (${id('lq2.author_id')} = ${id('a.id')}) and ${id('lq2.deleted_at')} is null and (exists (select 1 from ${id('review')} as ${id('lq4')} where (${id('lq4.book_id')} = ${id('lq2.id')}) and ${id('lq4.deleted_at')} is null and ((${id('lq4.stars')} >= ? and ${id('lq2.price')} > ?)))))) order by ${id('a.id')} asc limit ?`,
     params: [4, 10, 20],
   },
   {
     name: '1:m to a composite key: both FK columns correlated',
     root: 'publisher',
     values: { filter: "books/any(b: b/title eq 'Eta')" },
-    sql: 'select "pub".* from "publisher" as "pub" where (exists (select 1 from "book" as "lq2" where ("lq2"."publisher_tenant" = "pub"."tenant" and "lq2"."publisher_id" = "pub"."id") and "lq2"."deleted_at" is null and ("lq2"."title" = ?))) order by "pub"."tenant" asc, "pub"."id" asc limit ?',
+    sql: sql`${selectFrom('publisher', 'pub')} where (exists (select 1 from ${id('book')} as ${id('lq2')} where (${id('lq2.publisher_tenant')} = ${id('pub.tenant')} and ${id('lq2.publisher_id')} = ${id('pub.id')}) and ${id('lq2.deleted_at')} is null and (${id('lq2.title')} = ?))) order by ${id('pub.tenant')} asc, ${id('pub.id')} asc limit ?`,
     params: ['Eta', 20],
   },
   {
     name: 'self-reference 1:m',
     root: 'category',
     values: { filter: "children/any(c: c/name eq 'poetry')" },
-    sql: 'select "c".* from "category" as "c" where (exists (select 1 from "category" as "lq2" where ("lq2"."parent_id" = "c"."id") and "lq2"."deleted_at" is null and ("lq2"."name" = ?))) order by "c"."id" asc limit ?',
+    sql: sql`${selectFrom('category', 'c')} where (exists (select 1 from ${id('category')} as ${id('lq2')} where (${id('lq2.parent_id')} = ${id('c.id')}) and ${id('lq2.deleted_at')} is null and (${id('lq2.name')} = ?))) order by ${id('c.id')} asc limit ?`,
     params: ['poetry', 20],
   },
   {
     name: 'to-one sort: LEFT JOINs with the filters in the ON clause, NULLS LAST, PK tie-breaker',
     root: 'book',
     values: { sort: 'publisher/country/code,-price' },
-    sql: 'select "b".* from "book" as "b" left join "publisher" as "lq2" on "b"."publisher_tenant" = "lq2"."tenant" and "b"."publisher_id" = "lq2"."id" and "lq2"."deleted_at" is null left join "country" as "lq4" on "lq2"."country_code" = "lq4"."code" and "lq4"."deleted_at" is null order by "lq4"."code" asc nulls last, "b"."price" desc nulls last, "b"."id" asc limit ?',
+    sql: sql`${selectFrom('book', 'b')} left join ${id('publisher')} as ${id('lq2')} on ${id('b.publisher_tenant')} = ${id('lq2.tenant')} and ${id('b.publisher_id')} = ${id('lq2.id')} and ${id('lq2.deleted_at')} is null left join ${id('country')} as ${id('lq4')} on ${id('lq2.country_code')} = ${id('lq4.code')} and ${id('lq4.deleted_at')} is null order by ${nullsLast('lq4.code', 'asc')}, ${nullsLast('b.price', 'desc')}, ${id('b.id')} asc limit ?`,
     params: [20],
   },
   {
     name: 'one join per distinct path; NOT NULL columns through a join still sort NULLS LAST',
     root: 'book',
     values: { sort: 'author/name,author/id' },
-    sql: 'select "b".* from "book" as "b" left join "author" as "lq2" on "b"."author_id" = "lq2"."id" and "lq2"."deleted_at" is null order by "lq2"."name" asc nulls last, "lq2"."id" asc nulls last, "b"."id" asc limit ?',
+    sql: sql`${selectFrom('book', 'b')} left join ${id('author')} as ${id('lq2')} on ${id('b.author_id')} = ${id('lq2.id')} and ${id('lq2.deleted_at')} is null order by ${nullsLast('lq2.name', 'asc')}, ${nullsLast('lq2.id', 'asc')}, ${id('b.id')} asc limit ?`,
     params: [20],
   },
   {
     name: 'self-referencing sort join: the filter is on the joined row, not the root',
     root: 'category',
     values: { sort: 'parent/name' },
-    sql: 'select "c".* from "category" as "c" left join "category" as "lq2" on "c"."parent_id" = "lq2"."id" and "lq2"."deleted_at" is null order by "lq2"."name" asc nulls last, "c"."id" asc limit ?',
+    sql: sql`${selectFrom('category', 'c')} left join ${id('category')} as ${id('lq2')} on ${id('c.parent_id')} = ${id('lq2.id')} and ${id('lq2.deleted_at')} is null order by ${nullsLast('lq2.name', 'asc')}, ${id('c.id')} asc limit ?`,
     params: [20],
   },
 ];
@@ -177,12 +166,12 @@ eachDialect(
   'relationships: SQL',
   { entities: libraryEntities, seed: seedLibrary, options: libraryOptions },
   (test, dialect) => {
-    const q = (s: string) => quoted(s, dialect);
     for (const row of SHAPES) {
       test(row.name, async ({ em }) => {
         const { qb } = await planned(em, row.root, row.values);
-        assert.is(qb.getQuery(), q(row.sql));
+        expectSql(qb.getQuery(), row.sql, dialect);
         assert.equal(qb.getParams(), row.params);
+        await execute(qb); // the stated SQL runs
       });
     }
 
@@ -196,15 +185,13 @@ eachDialect(
         { filter: "tags/any(t: t/label eq 'red')", sort: 'publisher/name' },
         base,
       );
-      assert.is(
+      const baseJoin = sql`left join ${id('author')} as ${id('lq4')} on ${id('lq2.author_id')} = ${id('lq4.id')}`;
+      const sortJoin = sql`left join ${id('publisher')} as ${id('lq7')} on ${id('lq2.publisher_tenant')} = ${id('lq7.tenant')} and ${id('lq2.publisher_id')} = ${id('lq7.id')} and ${id('lq7.deleted_at')} is null`;
+      const tagged = sql`exists (select 1 from ${id('lq3')} as ${id('lq5')} inner join ${id('lq1')} as ${id('lq6')} on ${id('lq5.tag_id')} = ${id('lq6.id')} and ${id('lq6.deleted_at')} is null where (${id('lq5.book_id')} = ${id('lq2.id')}) and (${id('lq6.label')} = ?))`;
+      expectSql(
         qb.getQuery(),
-        q(
-          'select "lq2".* from "book" as "lq2" left join "author" as "lq4" on "lq2"."author_id" = "lq4"."id" ' +
-            'left join "publisher" as "lq7" on "lq2"."publisher_tenant" = "lq7"."tenant" and "lq2"."publisher_id" = "lq7"."id" and "lq7"."deleted_at" is null ' +
-            'where (exists (select 1 from "lq3" as "lq5" inner join "lq1" as "lq6" on "lq5"."tag_id" = "lq6"."id" and "lq6"."deleted_at" is null ' +
-            'where ("lq5"."book_id" = "lq2"."id") and ("lq6"."label" = ?))) ' +
-            'order by "lq7"."name" asc nulls last, "lq2"."id" asc limit ?',
-        ),
+        sql`${selectFrom('book', 'lq2')} ${baseJoin} ${sortJoin} where (${tagged}) order by ${nullsLast('lq7.name', 'asc')}, ${id('lq2.id')} asc limit ?`,
+        dialect,
       );
       // Books 1 (Penguin) and 8 (Gallimard, publisher names sort G < P), and 6 is soft-deleted but the root
       // filters were not applied here, so it stays: red is on 1, 6 and 8; 6 has no publisher (NULL, last).

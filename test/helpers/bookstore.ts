@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -13,38 +14,70 @@ export interface RunningBookstore {
   readonly base: string;
   /** The bookstore's process id, to read its memory or see that it still runs. */
   readonly pid: number;
+  /** Everything it printed, standard output and standard error. */
   readonly output: () => string;
-  stop(): Promise<void>;
+  /** What it printed on standard output alone (its banner and example requests). */
+  readonly stdout: () => string;
+  /** Stop it with SIGTERM (unless it already exited) and resolve to its exit code. */
+  stop(): Promise<number | null>;
 }
 
-/** Start the bookstore with only `env`'s database settings (never the caller's), and wait until it serves. */
-export async function startBookstore(env: Record<string, string>): Promise<RunningBookstore> {
+/** Spawn the bookstore with only `env`'s database settings (never the caller's shell's), on a free port. */
+export function spawnBookstore(env: Record<string, string>, stdio: 'pipe' | 'stderr' = 'pipe'): ChildProcess {
   const { DATABASE_URL: _url, BOOKSTORE_SQLITE: _file, BOOKSTORE_CREATE_DB: _create, ...inherited } = process.env;
-  const child: ChildProcess = spawn(process.execPath, ['examples/bookstore/main.ts'], {
+  return spawn(process.execPath, ['examples/bookstore/main.ts'], {
     cwd: ROOT,
     env: { ...inherited, PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', stdio === 'pipe' ? 'pipe' : 'ignore', 'pipe'],
   });
+}
+
+/** Start the bookstore with only `env`'s database settings, and wait until it serves. */
+export async function startBookstore(env: Record<string, string>): Promise<RunningBookstore> {
+  const child = spawnBookstore(env);
   let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (s: string) => (output += s));
+  let stdout = '';
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => {
+    output += s;
+    stdout += s;
+  });
   child.stderr!.setEncoding('utf8').on('data', (s: string) => (output += s));
   const deadline = Date.now() + 30_000;
-  while (!output.includes('Press Ctrl+C')) {
+  while (!stdout.includes('Press Ctrl+C')) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill();
       throw new Error(`the bookstore did not start:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  const base = /listening on (http:\/\/\S+)/.exec(output)![1]!.replace('localhost', '127.0.0.1');
+  const base = /listening on (http:\/\/\S+)/.exec(stdout)![1]!.replace('localhost', '127.0.0.1');
   return {
     base,
     pid: child.pid!,
     output: () => output,
+    stdout: () => stdout,
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null) return child.exitCode;
       child.kill('SIGTERM');
-      await once(child, 'exit');
+      const [code] = (await once(child, 'exit')) as [number | null];
+      return code;
     },
   };
+}
+
+/** What a browser test opened: a browser, the bookstore it drives, and the scratch folder of its database. */
+export interface BrowserSession {
+  dir?: string;
+  bookstore?: RunningBookstore;
+  browser?: { close(): Promise<void> };
+}
+
+/** Close a browser test's session: the browser first, then (even if that fails) the bookstore and its folder. */
+export async function closeSession(session: BrowserSession): Promise<void> {
+  try {
+    await session.browser?.close();
+  } finally {
+    await session.bookstore?.stop();
+    if (session.dir) rmSync(session.dir, { recursive: true, force: true });
+  }
 }

@@ -259,7 +259,8 @@ export function eachDialect(
   name: string,
   setup: {
     entities: readonly AnyEntity[];
-    seed?: (em: EntityManager) => Promise<void>;
+    /** Fill the fresh database once, before the suite's tests. */
+    seed?: (em: EntityManager, dialect: Dialect) => Promise<void>;
     options?: Record<string, unknown>;
   },
   define: (test: Test<DialectContext>, dialect: Dialect) => void,
@@ -269,7 +270,7 @@ export function eachDialect(
     s.before(async (ctx) => {
       try {
         ctx.db = await openDatabase(dialect, setup.entities, setup.options);
-        if (setup.seed) await setup.seed(ctx.db.orm.em.fork());
+        if (setup.seed) await setup.seed(ctx.db.orm.em.fork(), dialect);
       } catch (err) {
         // uvu reports a failing hook only as "(0 / N)": say why, or the cause is lost.
         console.error(`${name} [${dialect}]: setup failed:`, err);

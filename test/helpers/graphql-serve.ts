@@ -4,8 +4,11 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { EntityManager } from '@mikro-orm/core';
 import type { GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/http';
+import { createEngine, type EngineConfig } from '../../src/engine/index.ts';
+import { Entry, entryPolicy } from '../fixtures/walk.ts';
 
 /** A running server: its `/graphql` URL, and close(). */
 export interface ServedSchema {
@@ -43,4 +46,19 @@ export async function postQuery(url: string, query: string, tenant?: string): Pr
   if (tenant) headers['x-tenant'] = tenant;
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ query }) });
   return (await res.json()) as GraphQLAnswer;
+}
+
+/** Tenant 1's walk entries, the base scope the GraphQL tests list from. */
+export function tenantEntries(em: EntityManager): any {
+  return (em as any).createQueryBuilder(Entry, 'e').where({ tenant: 1 });
+}
+
+/** Build the `entries` endpoint of type `Entry`: every Entry field, 50 a page at most, tenant 1's rows. */
+export function entriesEndpoint(em: EntityManager, config: Omit<EngineConfig, 'policy'> = {}) {
+  return {
+    field: 'entries',
+    type: 'Entry',
+    engine: createEngine(em, { policy: entryPolicy, maxLimit: 50, ...config }),
+    scope: () => ({ base: tenantEntries(em.fork()) }),
+  };
 }

@@ -94,6 +94,15 @@ export function resolver(bound: BoundSchema) {
   const like =
     (operator: 'contains' | 'startswith' | 'endswith') =>
     (name: string, value: string): ResolvedFilter => ({ kind: 'like', target: ref(name), operator, value, span });
+  const list =
+    (negated: boolean) =>
+    (name: string, values: unknown[]): ResolvedFilter => ({
+      kind: 'in',
+      target: ref(name),
+      negated,
+      values: values.map((v) => db(name, v)),
+      span,
+    });
   return {
     ref,
     eq: compare('eq'),
@@ -105,20 +114,8 @@ export function resolver(bound: BoundSchema) {
     contains: like('contains'),
     startswith: like('startswith'),
     endswith: like('endswith'),
-    in: (name: string, values: unknown[]): ResolvedFilter => ({
-      kind: 'in',
-      target: ref(name),
-      negated: false,
-      values: values.map((v) => db(name, v)),
-      span,
-    }),
-    nin: (name: string, values: unknown[]): ResolvedFilter => ({
-      kind: 'in',
-      target: ref(name),
-      negated: true,
-      values: values.map((v) => db(name, v)),
-      span,
-    }),
+    in: list(false),
+    nin: list(true),
     isNull: (name: string): ResolvedFilter => ({ kind: 'null', target: ref(name), negated: false, span }),
     notNull: (name: string): ResolvedFilter => ({ kind: 'null', target: ref(name), negated: true, span }),
     not: (operand: ResolvedFilter): ResolvedFilter => ({ kind: 'not', operand, span }),

@@ -3,7 +3,7 @@
  * Each literal carries both the text sent to the library and the exact value the reference compares with, so the
  * reference never parses or converts a literal the way the library does.
  */
-import type { FieldSpec, RelationSpec } from './model.ts';
+import type { FieldSpec, Op, RelationSpec } from './model.ts';
 import type { Value } from './values.ts';
 
 /** A literal: the text written in the filter, and the value it must mean. */
@@ -19,21 +19,8 @@ export interface GenPath {
   readonly field: FieldSpec;
 }
 
-export type ValueOp =
-  | 'eq'
-  | 'ne'
-  | 'gt'
-  | 'gte'
-  | 'lt'
-  | 'lte'
-  | 'contains'
-  | 'startswith'
-  | 'endswith'
-  | 'ieq'
-  | 'ine'
-  | 'icontains'
-  | 'istartswith'
-  | 'iendswith';
+/** The operators that compare a path with one literal (the list and null tests have their own nodes). */
+export type ValueOp = Exclude<Op, 'in' | 'nin' | 'null'>;
 
 export type GenFilter =
   | { readonly kind: 'cmp'; readonly path: GenPath; readonly op: ValueOp; readonly literal: GenLiteral }
