@@ -1,4 +1,4 @@
-import { joinFragments, type SqlFragment } from './fragment.ts';
+import { joinFragments, type SqlFragment } from '../plan/fragment.ts';
 
 /** One effective sort key as the keyset predicate sees it: quoted SQL, direction, and whether it can be NULL. */
 export interface KeysetColumn {

@@ -1,4 +1,7 @@
 import type { EntityProperty, Platform } from '@mikro-orm/core';
+import type { BoundField, BoundSchema, FieldKind } from '../bind/types.ts';
+import type { Dialect } from '../dialect/index.ts';
+import { invalidSchema } from '../errors.ts';
 import {
   type IntegerRange,
   isNarrowTimestamp,
@@ -6,14 +9,11 @@ import {
   isSinglePrecision,
   keepsTimeZone,
   scalarShapeOf,
-} from '../bind/field-kind.ts';
-import type { BoundField, BoundSchema, FieldKind } from '../bind/types.ts';
-import type { Dialect } from '../dialect/index.ts';
-import { invalidSchema } from '../errors.ts';
+} from '../policy/field-kind.ts';
 
 /**
  * What a cursor needs to know about one sort column to read, write and compare its value exactly, and to tell
- * whether a decoded key is a value the column can hold (see key-check.ts).
+ * whether a decoded key is a value the column can hold (see key-holds.ts).
  */
 export interface KeyShape {
   readonly kind: FieldKind;

@@ -1,5 +1,5 @@
 import type { Dialect } from '../dialect/index.ts';
-import type { CursorValue } from './codec.ts';
+import type { CursorValue } from './cursor-codec.ts';
 import type { KeyShape } from './key-shape.ts';
 import { plainDecimal } from './key-values.ts';
 

@@ -1,10 +1,45 @@
 import type { Platform } from '@mikro-orm/core';
-import { type CursorKey, orderAlias } from '../cursor/keys.ts';
 import type { Dialect } from '../dialect/index.ts';
-import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
-import { type KeysetBranch, type KeysetColumn, keysetBranches, keysetPredicate } from '../plan/keyset.ts';
+import type { AnyQueryBuilder } from '../orm/query-builder.ts';
 import { emulatesNulls, orderByOf, type SortKey } from '../plan/order.ts';
 import type { Paging } from '../plan/paging.ts';
+import { mirrorKeys } from './backward.ts';
+import type { CursorValue } from './cursor-codec.ts';
+import type { CursorKey } from './cursor-plan.ts';
+import { keysetColumns, orderAlias } from './key-columns.ts';
+import { type KeysetBranch, type KeysetColumn, keysetBranches, keysetPredicate } from './seek-predicate.ts';
+
+/**
+ * Narrow the planned page query to the rows after `at` (or, backward, before it): one predicate, or a UNION ALL of
+ * seekable branches (see seekAfter); without `at`, the first page (see seekFirst). A backward page is the forward
+ * plan mirrored: every key's direction and NULL placement flip in the order and in the keyset predicate, so the
+ * `limit + 1` rows nearest before the position come first, and an index serving the forward order serves this one
+ * read backwards.
+ */
+export function continuePage(
+  qb: AnyQueryBuilder,
+  dialect: Dialect,
+  platform: Platform,
+  planned: readonly CursorKey[],
+  paging: Paging,
+  at: readonly CursorValue[] | undefined,
+  backward: boolean,
+): AnyQueryBuilder {
+  const keys = backward ? mirrorKeys(planned) : planned;
+  if (backward)
+    qb.orderBy(
+      orderByOf(
+        platform,
+        dialect,
+        qb.alias,
+        keys.map((k) => k.sort),
+      ) as never,
+    );
+  // A first page: as planned, or on MySQL, seekable parts (see seekFirst); backward, the last page, mirrored.
+  if (at === undefined) return seekFirst(qb, dialect, () => keysetColumns(qb, keys, platform), keys, platform, paging);
+  const columns = keysetColumns(qb, keys, platform);
+  return seekAfter(qb, dialect, columns, at, keys, platform, paging.limit + 1);
+}
 
 /**
  * Tell whether continuation pages of this sort are sent as seekable branches (see seekAfter). On PostgreSQL, a

@@ -1,0 +1,88 @@
+import { type Platform, raw } from '@mikro-orm/core';
+import { QueryFlag } from '@mikro-orm/sql';
+import { executionFailed } from '../errors.ts';
+import { selectsExplicitly } from '../orm/qb-state.ts';
+import type { AnyQueryBuilder } from '../orm/query-builder.ts';
+import { ALIAS_PREFIX } from '../plan/alias.ts';
+import type { SortKey } from '../plan/order.ts';
+import { type CursorValue, keyFits } from './cursor-codec.ts';
+import type { CursorKey, KeyContext } from './cursor-plan.ts';
+import { readKeyValue } from './key-values.ts';
+import type { KeysetColumn } from './seek-predicate.ts';
+
+/** The alias of the n-th key column read for the cursor; `lq…` is listql's reserved alias namespace. */
+function keyAlias(index: number): string {
+  return `${ALIAS_PREFIX}_k${index}`;
+}
+
+/**
+ * The alias of the n-th raw sort column, selected so `select distinct` can order by it (PostgreSQL requires that),
+ * and so the outer query of a UNION ALL page can order its branches' rows.
+ */
+export function orderAlias(index: number): string {
+  return `${ALIAS_PREFIX}_o${index}`;
+}
+
+/** Quote the column of a sort key in the planned query: a relation key lives on its join alias. */
+function columnSql(qb: AnyQueryBuilder, key: SortKey, platform: Platform): string {
+  return platform.quoteIdentifier(`${key.alias ?? qb.alias}.${key.column}`);
+}
+
+/** List the planned sort keys as the keyset predicate needs them. */
+export function keysetColumns(qb: AnyQueryBuilder, keys: readonly CursorKey[], platform: Platform): KeysetColumn[] {
+  return keys.map((k) => ({
+    sql: columnSql(qb, k.sort, platform),
+    direction: k.sort.direction,
+    nullable: k.sort.nullable,
+    ...(k.sort.nullsFirst ? { nullsFirst: true } : {}),
+  }));
+}
+
+/**
+ * Select every key column as an extra, collision-free column read at full precision, beside what the base scope
+ * selects (all root columns when it selects nothing explicitly). The caller's own selection stays as it is.
+ */
+export function selectKeys(
+  qb: AnyQueryBuilder,
+  keys: readonly CursorKey[],
+  ctx: KeyContext,
+  orderColumns = false,
+): void {
+  const { platform } = ctx.bound;
+  const column = (key: SortKey) => columnSql(qb, key, platform);
+  const alias = (name: string) => platform.quoteIdentifier(name);
+  const extra = keys.map((k, i) =>
+    raw(`${ctx.dialect.keyReadExpression(k.shape, column(k.sort))} as ${alias(keyAlias(i))}`),
+  );
+  if (orderColumns || qb.hasFlag(QueryFlag.DISTINCT))
+    keys.forEach((k, i) => {
+      extra.push(raw(`${ctx.dialect.sortedExpression(k.shape, column(k.sort))} as ${alias(orderAlias(i))}`));
+    });
+  // `addSelect` on a builder without an explicit selection would select only the extras: keep `alias.*` then.
+  qb.addSelect(selectsExplicitly(qb) ? extra : [`${qb.alias}.*`, ...extra]);
+}
+
+/** Remove the extra key columns from a row; return the key values they held, as the cursor carries them. */
+export function takeKeys(row: Record<string, unknown>, keys: readonly CursorKey[]): CursorValue[] {
+  return keys.map((k, i) => {
+    const value = readKeyValue(row[keyAlias(i)], k.spec.type);
+    delete row[keyAlias(i)];
+    delete row[orderAlias(i)];
+    // A non-finite float is left for encodeCursor to refuse with its own clear message.
+    if (typeof value === 'number' && !Number.isFinite(value)) return value;
+    // A value its column's declared type cannot hold (SQLite does not enforce types) would make a cursor that the
+    // next page refuses: fail here instead.
+    if (value === undefined || !keyFits(value, k.spec) || (value !== null && !k.spec.holds?.(value)))
+      throw executionFailed('a sort key holds a value that a cursor cannot carry exactly');
+    return value;
+  });
+}
+
+/** Remove the extra key columns from a row without reading them; return the row. */
+export function dropKeys<R extends Record<string, unknown>>(row: R, keys: readonly CursorKey[]): R {
+  keys.forEach((_, i) => {
+    delete row[keyAlias(i)];
+    delete row[orderAlias(i)];
+  });
+  return row;
+}
