@@ -16,6 +16,10 @@ export type Row = Record<string, unknown>;
  * hydrated by `em.map()`: one call per page; `undefined` when a row holds something only hydration can answer.
  * It mirrors serialize() and the hydrator as of MikroORM 7.2 (key order, hidden and `_` properties, custom types,
  * reference keys); the engine compares its first page with serialize() itself (writer-check.ts) before trusting it.
+ *
+ * Checked against MikroORM 7.2.1 (the development pin), 7.2.2 with SQLite and 7.2.5 with PostgreSQL (`npm run
+ * compat`). When a version differs: the first page that disagrees with serialize() sets the writer
+ * aside for good, and hydration with serialize() answers every page (writer-check.ts).
  */
 export type ItemWriter = (rows: readonly Row[]) => Row[] | undefined;
 
@@ -39,31 +43,70 @@ const MISS = Symbol('listql.miss');
  * relations, relations with custom serializers or custom key types, self-referencing one-to-ones).
  */
 export function compileItemWriter(em: EntityManager, meta: EntityMetadata): ItemWriter | undefined {
+  if (needsHydration(em, meta)) return undefined;
+  const collected = collectFields(meta, em.getPlatform());
+  if (!collected) return undefined;
+  const { fields, absent, related } = collected;
+  const pks = meta.primaryKeys;
+  const single = pks.length === 1 ? pks[0]! : undefined;
+  // serialize() leaves out hidden properties and `_`-prefixed ones that are not keys.
+  const visible = fields.filter((f) => !f.prop.hidden && (f.prop.primary || !f.prop.name.startsWith('_')));
+  const validated = fields.filter((f) => f.validate).map((f) => [f.name, acceptsValue(f.prop)] as const);
+
+  return (rows) => {
+    // onInit hooks and subscribers see (and may change) hydrated entities; only hydration can honour them.
+    const events = em.getEventManager();
+    for (const m of related) if (events.hasListeners(EventType.onInit, m)) return undefined;
+    const seen = new Set<unknown>();
+    const items: Row[] = [];
+    for (const row of rows) {
+      for (const name of absent) if (row[name] !== undefined) return undefined;
+      // em.map() refuses a row without its primary key, and one identity seen twice would be one entity: leave both
+      // to hydration, as well as any value em.map() would reject (it throws its own error then).
+      const identity = single === undefined ? compositeIdentity(row, pks) : row[single];
+      if (identity === null || identity === undefined || typeof identity === 'object' || seen.has(identity))
+        return undefined;
+      seen.add(identity);
+      for (const [name, accepts] of validated) if (!accepts(row[name])) return undefined;
+      const item = writeItem(row, visible);
+      if (!item) return undefined;
+      items.push(item);
+    }
+    return items;
+  };
+}
+
+/** Tell whether the ORM settings or the entity's metadata make serialize() depend on hydrated entities. */
+function needsHydration(em: EntityManager, meta: EntityMetadata): boolean {
   const config = em.config;
-  if (
+  return Boolean(
     config.get('forceUndefined') ||
-    config.get('forceEntityConstructor') ||
-    (config.get('serialization') as { forceObject?: boolean } | undefined)?.forceObject
-  )
-    return undefined;
-  if (
-    meta.embeddable ||
-    meta.virtual ||
-    meta.forceConstructor ||
-    meta.serializedPrimaryKey ||
-    meta.root.inheritanceType ||
-    meta.discriminatorColumn ||
-    meta.polymorphs ||
-    meta.getterProps.length > 0 ||
-    meta.primaryKeys.length === 0
-  )
-    return undefined;
-  const platform = em.getPlatform();
+      config.get('forceEntityConstructor') ||
+      (config.get('serialization') as { forceObject?: boolean } | undefined)?.forceObject ||
+      meta.embeddable ||
+      meta.virtual ||
+      meta.forceConstructor ||
+      meta.serializedPrimaryKey ||
+      meta.root.inheritanceType ||
+      meta.discriminatorColumn ||
+      meta.polymorphs ||
+      meta.getterProps.length > 0 ||
+      meta.primaryKeys.length === 0,
+  );
+}
+
+/**
+ * The fields an item is written from, in serialize()'s order (primary keys first, then metadata order), the
+ * properties a row must not carry (hydration would make them visible: initialized collections, inverse sides), and
+ * the entities whose onInit listeners would need hydration; undefined when a property needs hydration itself.
+ */
+function collectFields(
+  meta: EntityMetadata,
+  platform: Platform,
+): { fields: Field[]; absent: string[]; related: EntityMetadata[] } | undefined {
   const fields: Field[] = [];
-  /** Properties a row must not carry: hydration would make them visible (initialized collections, inverse sides). */
   const absent: string[] = [];
   const related: EntityMetadata[] = [meta];
-  // serialize() lists primary keys first, then every other property in metadata order.
   const ordered = [
     ...meta.primaryKeys.map((name) => meta.properties[name]!),
     ...meta.props.filter((p) => !meta.primaryKeys.includes(p.name)),
@@ -90,47 +133,24 @@ export function compileItemWriter(em: EntityManager, meta: EntityMetadata): Item
     related.push(prop.targetMeta);
     fields.push({ name: prop.name, key, prop, write, validate: false });
   }
-  const pks = meta.primaryKeys;
-  const single = pks.length === 1 ? pks[0]! : undefined;
-  // serialize() leaves out hidden properties and `_`-prefixed ones that are not keys.
-  const visible = fields.filter((f) => !f.prop.hidden && (f.prop.primary || !f.prop.name.startsWith('_')));
-  const validated = fields.filter((f) => f.validate).map((f) => [f.name, acceptsValue(f.prop)] as const);
+  return { fields, absent, related };
+}
 
-  return (rows) => {
-    // onInit hooks and subscribers see (and may change) hydrated entities; only hydration can honour them.
-    const events = em.getEventManager();
-    for (const m of related) if (events.hasListeners(EventType.onInit, m)) return undefined;
-    const seen = new Set<unknown>();
-    const items: Row[] = [];
-    for (const row of rows) {
-      for (const name of absent) if (row[name] !== undefined) return undefined;
-      // em.map() refuses a row without its primary key, and one identity seen twice would be one entity: leave both
-      // to hydration, as well as any value em.map() would reject (it throws its own error then).
-      const identity = single === undefined ? compositeIdentity(row, pks) : row[single];
-      if (identity === null || identity === undefined || typeof identity === 'object' || seen.has(identity))
-        return undefined;
-      seen.add(identity);
-      for (const [name, accepts] of validated) if (!accepts(row[name])) return undefined;
-      const item: Row = {};
-      for (const f of visible) {
-        const value = row[f.name];
-        if (value === undefined) continue;
-        if (value === null) {
-          item[f.key] = null;
-          continue;
-        }
-        if (f.write === undefined) {
-          item[f.key] = value;
-          continue;
-        }
-        const out = f.write(value);
-        if (out === MISS) return undefined;
-        item[f.key] = out;
-      }
-      items.push(item);
+/** Write one row's visible fields under their public keys, or undefined when a value needs hydration. */
+function writeItem(row: Row, visible: readonly Field[]): Row | undefined {
+  const item: Row = {};
+  for (const f of visible) {
+    const value = row[f.name];
+    if (value === undefined) continue;
+    if (value === null || f.write === undefined) {
+      item[f.key] = value;
+      continue;
     }
-    return items;
-  };
+    const out = f.write(value);
+    if (out === MISS) return undefined;
+    item[f.key] = out;
+  }
+  return item;
 }
 
 /** A composite key as one string (type-tagged parts), or undefined when a part is missing or not a plain value. */

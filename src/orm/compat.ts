@@ -3,18 +3,23 @@ import { type QueryBuilder, raw, type SqlEntityManager, sql } from '@mikro-orm/s
 import { dialectFor } from '../dialect/index.ts';
 import { invalidSchema, queryFailed } from '../errors.ts';
 import { bindStatement } from './bound-sql.ts';
-import { connectionOf } from './internals.ts';
+import { connectionOf } from './connection.ts';
 import { joinsToMany, selectsExplicitly } from './qb-state.ts';
 
 /**
- * Fences around the MikroORM internals that bound execution mirrors (see bound-sql.ts, internals.ts, qb-state.ts).
- * listql sends client values as bound parameters, which MikroORM's own execute() does not: it relies on members of
- * QueryBuilder and of the SQL connection that MikroORM does not promise to keep across 7.x releases. These checks
- * prove, on the MikroORM actually installed, that those members exist and behave as listql expects. When one does
- * not, listql refuses to run queries (it never falls back to MikroORM's inlining path) and says why.
+ * Fences around the MikroORM internals that bound execution mirrors (see bound-sql.ts, bound-execution.ts,
+ * connection.ts, qb-state.ts). listql sends client values as bound parameters, which MikroORM's own execute() does
+ * not: it relies on members of QueryBuilder and of the SQL connection that MikroORM does not promise to keep across
+ * 7.x releases. These checks prove, on the MikroORM actually installed, that those members exist and behave as
+ * listql expects. When one does not, listql refuses to run queries (it never falls back to MikroORM's inlining
+ * path) and says why.
+ *
+ * Checked against MikroORM 7.2.1 (the development pin), 7.2.2 with SQLite and 7.2.5 with PostgreSQL (`npm run
+ * compat`). When a version differs, that refusal is the safe path: createEngine throws `invalid_schema` naming the
+ * mismatch, and a query run without an engine fails with `execution_failed` before it is sent.
  */
 
-/** The connection members bound execution calls (internals.ts); each must be a function. */
+/** The connection members bound execution calls (connection.ts); each must be a function. */
 const CONNECTION_METHODS = ['ensureConnection', 'getClient', 'getPlatform', 'executeQuery', 'transformRawResult'];
 
 /** Values the bind probe sends: none may reach the SQL text, and all must come back as parameters, in order. */
@@ -48,7 +53,7 @@ export function boundExecutionProblem(em: EntityManager, meta: EntityMetadata): 
 
 function shapeProblem(em: EntityManager, meta: EntityMetadata): string | undefined {
   const qb = builder(em, meta, 'lq_probe');
-  // internals.ts: QueryBuilder.getConnection() picks the connection execute() runs on; toQuery() compiles it.
+  // connection.ts: QueryBuilder.getConnection() picks the connection execute() runs on; toQuery() compiles it.
   for (const name of ['getConnection', 'toQuery', 'execute', 'clone', 'cache'])
     if (typeof (qb as unknown as Record<string, unknown>)[name] !== 'function')
       return `QueryBuilder.${name}() is missing`;
@@ -134,7 +139,7 @@ export function checkExecutionRoute(qb: QueryBuilder<any>): Promise<void> {
 async function probeRoute(qb: QueryBuilder<any>): Promise<void> {
   let seen: { sql: unknown; params: unknown; method: unknown } | undefined;
   const standIn: Record<string, unknown> = {
-    // internals.ts (ConnectionExecute): execute(sql, params, method, transaction context, logger context).
+    // connection.ts (ConnectionExecute): execute(sql, params, method, transaction context, logger context).
     execute: async (query: unknown, params: unknown, method: unknown) => {
       seen = { sql: query, params, method };
       return [];

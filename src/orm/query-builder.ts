@@ -8,7 +8,13 @@ import { invalidSchema } from '../errors.ts';
  */
 export type AnyQueryBuilder = QueryBuilder<any, any, any, any, any, any, any>;
 
-/** The (protected) field through which a QueryBuilder knows the EntityManager that created it. */
+/**
+ * The (protected) field through which a QueryBuilder knows the EntityManager that created it.
+ *
+ * Checked against MikroORM 7.2.1 (the development pin), 7.2.2 with SQLite and 7.2.5 with PostgreSQL (`npm run
+ * compat`). When a version differs: entityManagerOf() throws `invalid_schema` rather than plan with
+ * another EntityManager's filters.
+ */
 interface QueryBuilderWithEm {
   readonly em?: SqlEntityManager;
 }

@@ -5,6 +5,10 @@ import type { Kysely, QueryBuilder } from '@mikro-orm/sql';
  * The members of MikroORM 7's SQL connection that bound execution relies on. Some are `protected` in its typings;
  * they are named here, in one place, so a MikroORM upgrade that moves them fails in one file, and createEngine
  * checks that they exist and that QueryBuilder.execute() still runs through them (compat.ts).
+ *
+ * Checked against MikroORM 7.2.1 (the development pin), 7.2.2 with SQLite and 7.2.5 with PostgreSQL (`npm run
+ * compat`). When a version differs, createEngine refuses to start and every query refuses to run (compat.ts):
+ * values are never inlined into SQL instead.
  */
 export interface ConnectionInternals {
   readonly config: Configuration;

@@ -16,6 +16,9 @@ export interface CheckedItemWriter extends ItemWriter {
  * release whose serialize() writes items differently: the first page the writer answers is also serialized by
  * MikroORM itself (`reference`); when the two differ in any value or key order, the writer is set aside for good
  * and hydration answers every page, so a user never sees items that serialize() would not give.
+ *
+ * Checked against MikroORM 7.2.1 (the development pin), 7.2.2 with SQLite and 7.2.5 with PostgreSQL (`npm run
+ * compat`). That fallback is the safe path when a version serializes differently.
  */
 export function checkedItemWriter(writer: ItemWriter, reference: (rows: readonly Row[]) => Row[]): CheckedItemWriter {
   let state: WriterState = 'unchecked';
