@@ -6,7 +6,7 @@ export interface ErrorRow {
 
 /**
  * Every error code listql raises, in one table: code → HTTP status → description. docs/errors.md documents each
- * code at length; test/errors-table.test.ts checks that its table lists these codes with these statuses.
+ * code at length; test/errors/table.test.ts checks that its table lists these codes with these statuses.
  */
 export const ERROR_TABLE = {
   invalid_parameter: {

@@ -1,5 +1,5 @@
 // The public contract of listql: re-exports only.
-export type { BoundField, BoundRelation, BoundSchema, FieldKind, Operator } from './bind/types.ts';
+
 export {
   createEngine,
   type Engine,
@@ -41,7 +41,6 @@ export {
   type Position,
 } from './errors.ts';
 export { type ErrorResponse, errorResponse, type InternalErrorJSON, writeError } from './http/errors.ts';
-export { fromQueryString } from './http/query-string.ts';
 export { DEFAULT_LIMITS, DEFAULT_PAGING, type Limits, MAX_OPEN_PARENTHESES } from './limits.ts';
 export {
   type OpenAPIDocument,
@@ -58,6 +57,7 @@ export {
   type FilterConditions,
   prepareFilters,
 } from './plan/index.ts';
+export type { BoundField, BoundRelation, BoundSchema, FieldKind } from './policy/bound-schema.ts';
 export {
   type FieldOption,
   type FieldOptionFor,
@@ -73,6 +73,7 @@ export {
   sortable,
   type WithPublicNames,
 } from './policy/index.ts';
+export type { Operator } from './policy/options.ts';
 export type {
   FilterNode,
   Literal,
@@ -82,3 +83,4 @@ export type {
   Span,
 } from './syntax/ast.ts';
 export { type ParseOptions, parseFilter, parseHTTP, parseSort, type QueryValues } from './syntax/index.ts';
+export { fromQueryString } from './syntax/query-string.ts';

@@ -42,8 +42,21 @@ export function budgetOf(overrides: Partial<Limits> | undefined): Budget {
  * @example checkBudget(resolveQuery(bound, parseHTTP({ filter: 'reviews/any(r: r/tags/any(t: t/name eq 1))' })), budget)
  */
 export function checkBudget(resolved: ResolvedQuery, budget: Budget): RequestCost {
-  const cost = { subqueries: 0, depth: 0, sortJoins: 0, inValues: 0 };
-  // Sort paths are LEFT JOINed once per distinct relation path, whatever the number of keys through it.
+  const sortJoins = countSortJoins(resolved, budget);
+  // Each sub-query runs once in the data query, once more in the count, and once more when the sort goes through a
+  // relation: the data query then has to order every matching row (the join keeps it from stopping at the limit).
+  const runs = [resolved.count === true ? 'with count=true' : '', sortJoins > 0 ? 'a sort through a relation' : ''];
+  const walk: FilterWalk = {
+    budget,
+    runs: runs.filter(Boolean),
+    cost: { subqueries: 0, depth: 0, sortJoins, inValues: 0 },
+  };
+  if (resolved.filter) visit(walk, resolved.filter, 0);
+  return walk.cost;
+}
+
+/** Count the distinct relation paths the sort LEFT JOINs (once per path, whatever the keys through it). */
+function countSortJoins(resolved: ResolvedQuery, budget: Budget): number {
   const joins = new Set<string>();
   for (const term of resolved.sort) {
     let path = '';
@@ -58,89 +71,72 @@ export function checkBudget(resolved: ResolvedQuery, budget: Budget): RequestCos
         `the sort joins more than ${budget.maxSortJoins} relations (maxSortJoins)`,
       );
   }
-  cost.sortJoins = joins.size;
-  // Each sub-query runs once in the data query, once more in the count, and once more when the sort goes through a
-  // relation: the data query then has to order every matching row (the join keeps it from stopping at the limit).
-  const runs = [
-    resolved.count === true ? 'with count=true' : '',
-    joins.size > 0 ? 'a sort through a relation' : '',
-  ].filter(Boolean);
+  return joins.size;
+}
+
+/** The state of one filter's count: the budget, why each sub-query runs more than once, and the running cost. */
+interface FilterWalk {
+  readonly budget: Budget;
+  readonly runs: readonly string[];
+  readonly cost: { subqueries: number; depth: number; readonly sortJoins: number; inValues: number };
+}
+
+/** Count `hops` sub-queries at quantifier nesting `depth`; return the nesting inside them. */
+function enter(walk: FilterWalk, hops: number, depth: number, quantifier: boolean, span: Span): number {
+  const { budget, cost, runs } = walk;
+  // Only to-many hops multiply the rows each inner sub-query runs for; a to-one hop is a primary-key lookup.
+  const nested = quantifier ? depth + 1 : depth;
+  if (nested > budget.maxSubqueryDepth)
+    throw exceeded(
+      'filter',
+      span,
+      `the filter nests more than ${budget.maxSubqueryDepth} to-many relationship sub-queries (maxSubqueryDepth)`,
+    );
+  cost.depth = Math.max(cost.depth, nested);
   const weight = 1 + runs.length;
+  cost.subqueries += hops * weight;
+  if (cost.subqueries > budget.maxSubqueries) {
+    const why = runs.length > 0 ? `; each one runs ${weight} times: ${runs.join(', ')}` : '';
+    throw exceeded(
+      'filter',
+      span,
+      `the filter needs more than ${budget.maxSubqueries} relationship sub-queries (maxSubqueries${why})`,
+    );
+  }
+  return nested;
+}
 
-  /** Count `hops` sub-queries at quantifier nesting `depth`; return the nesting inside them. */
-  const enter = (hops: number, depth: number, quantifier: boolean, span: Span): number => {
-    // Only to-many hops multiply the rows each inner sub-query runs for; a to-one hop is a primary-key lookup.
-    const nested = quantifier ? depth + 1 : depth;
-    if (nested > budget.maxSubqueryDepth)
-      throw exceeded(
-        'filter',
-        span,
-        `the filter nests more than ${budget.maxSubqueryDepth} to-many relationship sub-queries (maxSubqueryDepth)`,
-      );
-    cost.depth = Math.max(cost.depth, nested);
-    cost.subqueries += hops * weight;
-    if (cost.subqueries > budget.maxSubqueries) {
-      const why = runs.length > 0 ? `; each one runs ${weight} times: ${runs.join(', ')}` : '';
-      throw exceeded(
-        'filter',
-        span,
-        `the filter needs more than ${budget.maxSubqueries} relationship sub-queries (maxSubqueries${why})`,
-      );
-    }
-    return nested;
-  };
+/** Count one written comparison or list on `target` with `values` list values. */
+function leaf(walk: FilterWalk, target: FieldRef, values: number, depth: number, span: Span): void {
+  enter(walk, target.relations.length, depth, false, span);
+  walk.cost.inValues += values;
+  if (walk.cost.inValues > walk.budget.maxInValuesTotal)
+    throw exceeded(
+      'filter',
+      span,
+      `the filter's in lists hold more than ${walk.budget.maxInValuesTotal} values together (maxInValuesTotal)`,
+    );
+}
 
-  /** Count one written comparison or list on `target` with `values` list values. */
-  const leaf = (target: FieldRef, values: number, depth: number, span: Span): void => {
-    enter(target.relations.length, depth, false, span);
-    cost.inValues += values;
-    if (cost.inValues > budget.maxInValuesTotal)
-      throw exceeded(
-        'filter',
-        span,
-        `the filter's in lists hold more than ${budget.maxInValuesTotal} values together (maxInValuesTotal)`,
-      );
-  };
-
-  const visit = (node: ResolvedFilter, depth: number): void => {
-    // A dialect rewrite (decimal-scale.ts) may split a comparison in two or drop list values: count what was written.
-    const written = 'written' in node ? node.written : undefined;
-    if (written) {
-      leaf(written.target, written.values, depth, node.span);
-      return;
-    }
-    switch (node.kind) {
-      case 'compare':
-      case 'like':
-      case 'null':
-        leaf(node.target, 0, depth, node.span);
-        return;
-      case 'in':
-        leaf(node.target, node.values.length, depth, node.span);
-        return;
-      case 'not':
-        visit(node.operand, depth);
-        return;
-      case 'and':
-      case 'or':
-        visit(node.left, depth);
-        visit(node.right, depth);
-        return;
-      case 'quantifier':
-        visit(node.predicate, enter(node.relations.length, depth, true, node.span));
-        return;
-      case 'relationNull':
-        enter(node.relations.length, depth, false, node.span);
-        return;
-      default: {
-        const never: never = node;
-        throw new Error(`unknown filter node ${String(never)}`);
-      }
-    }
-  };
-
-  if (resolved.filter) visit(resolved.filter, 0);
-  return cost;
+/** Count a filter node and everything below it. */
+function visit(walk: FilterWalk, node: ResolvedFilter, depth: number): void {
+  // A dialect rewrite (decimal-scale.ts) may split a comparison in two or drop list values: count what was written.
+  const written = 'written' in node ? node.written : undefined;
+  if (written) leaf(walk, written.target, written.values, depth, node.span);
+  else if (node.kind === 'compare' || node.kind === 'like' || node.kind === 'null')
+    leaf(walk, node.target, 0, depth, node.span);
+  else if (node.kind === 'in') leaf(walk, node.target, node.values.length, depth, node.span);
+  else if (node.kind === 'not') visit(walk, node.operand, depth);
+  else if (node.kind === 'and' || node.kind === 'or') {
+    visit(walk, node.left, depth);
+    visit(walk, node.right, depth);
+  } else if (node.kind === 'quantifier')
+    visit(walk, node.predicate, enter(walk, node.relations.length, depth, true, node.span));
+  else if (node.kind === 'relationNull') enter(walk, node.relations.length, depth, false, node.span);
+  else {
+    const never: never = node;
+    throw new Error(`unknown filter node ${String(never)}`);
+  }
 }
 
 function exceeded(parameter: Parameter, span: Span, message: string): ListError {

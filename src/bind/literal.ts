@@ -1,8 +1,8 @@
 import type { Platform } from '@mikro-orm/core';
 import type { Dialect } from '../dialect/index.ts';
+import { isNarrowTimestamp, isSinglePrecision } from '../policy/field-kind.ts';
 import type { Literal } from '../syntax/ast.ts';
 import { clampDecimal, integerDigits } from './decimal-scale.ts';
-import { isNarrowTimestamp, isSinglePrecision } from './field-kind.ts';
 import { dateTimeHint, decimalRefused, integerOutOfRange } from './limit-messages.ts';
 import type { BoundField } from './types.ts';
 

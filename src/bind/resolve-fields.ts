@@ -1,7 +1,7 @@
 import { type EntityProperty, ReferenceKind } from '@mikro-orm/core';
 import { errorAtPosition, type ListError } from '../errors.ts';
+import { publicNameOf } from '../policy/bind-field.ts';
 import type { Ident } from '../syntax/ast.ts';
-import { publicNameOf } from './bind-field.ts';
 import { suggestion } from './suggest.ts';
 import type { BoundRelation, BoundSchema, SelectedField } from './types.ts';
 

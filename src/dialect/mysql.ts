@@ -10,6 +10,8 @@ const ASCII_UPPER = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'];
  * Build the MySQL family's dialect (MikroORM's `@mikro-orm/mysql` and `@mikro-orm/mariadb`): one SQL for both
  * servers, apart from `mariaDb`'s few differences (`create index if not exists`, how a statement's time limit is
  * written, how FLOAT values print).
+ *
+ * size: one object literal, the family's whole table of flags and rules, reads best in one piece.
  */
 function mysqlFamily(mariaDb: boolean): Dialect {
   return defineDialect({
@@ -92,7 +94,7 @@ function mysqlFamily(mariaDb: boolean): Dialect {
  * integers / decimals, not doubles); DATETIME and TIMESTAMP with all six fractional digits (a column declared with
  * fewer stores zeros there), a string the server reads back as the same DATETIME(6) value; FLOAT widened to the
  * double it compares as (a single-precision value read as text would be rounded to 6 digits); a native ENUM as its
- * position, the order it sorts in. TINYINT(1) booleans are read as 0 / 1 (cursor/key-values.ts, readKeyValue).
+ * position, the order it sorts in. TINYINT(1) booleans are read as 0 / 1 (keyset/key-values.ts, readKeyValue).
  *
  * TIMESTAMP and time zones: the server stores a TIMESTAMP as UTC and shows and reads it in the session's time
  * zone. The key is that wall-clock text, and the bound key is read back in the same session zone, so the

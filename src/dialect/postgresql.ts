@@ -23,7 +23,7 @@ export const postgresql = defineDialect({
   // and an expression index on exactly this expression serves `ieq` and `istartswith`.
   foldedColumn: (column) => `lower(${column} collate "C")`,
 
-  // A nullable key's `k < c or k is null` cannot start an index scan: branches each seek (engine/seek.ts).
+  // A nullable key's `k < c or k is null` cannot start an index scan: branches each seek (keyset/seek-page.ts).
   seeksNullableByUnion: true,
 
   lowercaseUuids: true,

@@ -11,7 +11,7 @@ export interface IntegerRange {
   readonly max: bigint;
 }
 
-/** The parts of a sort column's cursor shape the dialect reads (cursor/key-shape.ts has the whole shape). */
+/** The parts of a sort column's cursor shape the dialect reads (keyset/key-shape.ts has the whole shape). */
 export interface KeyColumn {
   readonly kind: string;
   /** A datetime column that keeps its time zone (PostgreSQL `timestamptz`). */
@@ -76,10 +76,10 @@ export interface Dialect {
   readonly emulatesNullsOrder: boolean;
   /** Row values (`(a, id) > (?, ?)`) read as index ranges, so the keyset predicate uses them. */
   readonly rowValueSeek: boolean;
-  /** Pages after a cursor on a nullable root key are sent as seekable UNION ALL branches (engine/seek.ts). */
+  /** Pages after a cursor on a nullable root key are sent as seekable UNION ALL branches (keyset/seek-page.ts). */
   readonly seeksNullableByUnion: boolean;
 
-  // Cursor keys (cursor/key-values.ts, cursor/key-check.ts).
+  // Cursor keys (keyset/key-values.ts, keyset/key-holds.ts).
   /** MikroORM stores datetimes as epoch milliseconds, so cursors carry them as integers (SQLite). */
   readonly datetimesAsEpochMillis: boolean;
   /** Decimal columns hold binary doubles, written as the shortest plain decimal of the double (SQLite). */
@@ -93,7 +93,7 @@ export interface Dialect {
   /** A cursor key of a single-precision float column is a value the driver reads back from that column. */
   singleFloatKeyHolds(value: number): boolean;
 
-  // Statements (engine/bound-sql.ts, engine/execute.ts).
+  // Statements (orm/bound-sql.ts, engine/execute.ts).
   /** Parameters are `$1…$n` (PostgreSQL), not `?`. */
   readonly numberedPlaceholders: boolean;
   /** Single- and double-quoted strings escape with backslashes and `#` starts a line comment (MySQL's lexicon). */

@@ -15,7 +15,7 @@ import {
 } from 'superstruct';
 import { invalidSchema } from '../errors.ts';
 import { DEFAULT_LIMITS, DEFAULT_PAGING, type Limits } from '../limits.ts';
-import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
+import type { AnyQueryBuilder } from '../plan/plan-query.ts';
 import { Policy } from '../policy/schema.ts';
 
 /** What a list call may carry for the search callback; `signal` cancels the running query. */

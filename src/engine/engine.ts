@@ -1,26 +1,27 @@
 import type { EntityManager, FilterOptions, MikroORM } from '@mikro-orm/core';
-import { primaryKeyShapes } from '../cursor/key-shape.ts';
-import type { KeyContext } from '../cursor/keys.ts';
 import { dialectFor } from '../dialect/index.ts';
 import { asListError, invalidSchema } from '../errors.ts';
-import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
+import type { KeyContext } from '../keyset/cursor-plan.ts';
+import { primaryKeyShapes } from '../keyset/key-shape.ts';
+import { checkBoundExecution } from '../orm/compat.ts';
+import { compileItemWriter } from '../orm/item-writer.ts';
+import { checkedItemWriter, entityRows } from '../orm/writer-check.ts';
+import type { AnyQueryBuilder } from '../plan/plan-query.ts';
 import type { Policy } from '../policy/schema.ts';
-import { checkBoundExecution } from './compat.ts';
 import { type EngineConfig, type ListContext, validateConfig } from './config.ts';
 import { resolveDefaultSort } from './default-sort.ts';
-import { describeEngine, type EngineDescription } from './describe.ts';
-import { type EdgesOptions, LIST_EDGES, listEdges } from './edges.ts';
-import type { Explanation } from './explain.ts';
-import { adviseIndexes, type IndexAdvice } from './indexes.ts';
+import { describeEngine, type EngineDescription } from './describe/endpoint.ts';
+import type { Explanation } from './describe/explain.ts';
+import { adviseIndexes, type IndexAdvice } from './describe/indexes.ts';
 import type { ListItem } from './item-type.ts';
-import { compileItemWriter } from './item-writer.ts';
-import { type IterateOptions, iterateItems, iteratePages } from './iterate.ts';
-import { listPage, type Page, type Scope } from './list.ts';
-import { openListing } from './listing.ts';
+import { type EdgesOptions, LIST_EDGES, listEdges } from './page/edges.ts';
+import { listPage, type Page } from './page/list-page.ts';
+import { openListing } from './page/listing.ts';
 import { parseRequest, type QueryInput, type SameEntity } from './request.ts';
 import { REQUEST_WORK, requestWork } from './request-work.ts';
+import type { Scope } from './scope.ts';
 import { type Item, serializeRows } from './serialize.ts';
-import { checkedItemWriter, entityRows } from './writer-check.ts';
+import { type IterateOptions, iterateItems, iteratePages } from './walk/iterate.ts';
 
 export type { ListParameters, QueryInput } from './request.ts';
 
@@ -72,6 +73,8 @@ export interface Engine<C extends ListContext = ListContext, I = Item, E = any> 
  * const books = createEngine(orm, { policy: bookPolicy, maxLimit: 100, allowCount: true });
  * const page = await books.from(em.createQueryBuilder(Book, 'b').where({ tenant })).list(req.url);
  * // select "b".*, … from "book" as "b" where "b"."tenant" = $1 order by "b"."id" asc limit $2
+ *
+ * size: the engine object is one frozen literal whose methods share what was bound once.
  */
 export function createEngine<C extends ListContext = ListContext, P extends Policy<any> = Policy>(
   orm: MikroORM | EntityManager,

@@ -1,11 +1,8 @@
-import { isRaw } from '@mikro-orm/core';
 import type { QueryBuilder } from '@mikro-orm/sql';
-import { CompiledQuery } from 'kysely';
-import { dialectFor, type StatementGuard, type StatementRun, statementGuard } from '../dialect/index.ts';
-import { invalidSchema, isListError, queryFailed } from '../errors.ts';
-import { bindStatement } from './bound-sql.ts';
-import { checkExecutionRoute } from './compat.ts';
-import { type ConnectionExecute, type ConnectionInternals, wrapConnection } from './internals.ts';
+import { type StatementGuard, statementGuard } from '../dialect/index.ts';
+import { isListError, queryFailed } from '../errors.ts';
+import { withBoundParameters } from '../orm/bound-execution.ts';
+import { checkExecutionRoute } from '../orm/compat.ts';
 
 /** Options of execute() and executeCount(): none by default (the application owns execution on this path). */
 export interface ExecuteOptions {
@@ -96,72 +93,6 @@ async function failSafely<T>(run: () => Promise<T>): Promise<T> {
     if (isListError(err)) throw err;
     throw queryFailed(err);
   }
-}
-
-/**
- * Let a QueryBuilder keep doing everything `execute()` does (replica choice, transaction context, row-level
- * session context, caching, logging, row mapping), but hand its SQL to a connection that binds parameters.
- */
-function withBoundParameters<Q extends QueryBuilder<any>>(qb: Q, guard: StatementGuard | undefined, prefix = ''): Q {
-  wrapConnection(qb, (connection) => {
-    const execute: ConnectionExecute = (query, params, method, ctx, loggerContext) =>
-      executeBound(connection, query, params, method ?? 'all', ctx, loggerContext, guard, prefix);
-    return new Proxy(connection, {
-      get(target, key) {
-        if (key === 'execute') return execute;
-        const member = Reflect.get(target, key, target);
-        // Bind to the real connection: its methods read private fields, which a proxy receiver lacks.
-        return typeof member === 'function' ? member.bind(target) : member;
-      },
-    });
-  });
-  return qb;
-}
-
-async function executeBound(
-  connection: ConnectionInternals,
-  query: unknown,
-  params: unknown,
-  method: 'all' | 'get' | 'run',
-  ctx: Parameters<ConnectionExecute>[3],
-  loggerContext: Record<string, unknown> = {},
-  guard?: StatementGuard,
-  prefix = '',
-): Promise<unknown> {
-  let sql: unknown = query;
-  let values: unknown = params ?? [];
-  if (isRaw(sql)) {
-    values = sql.params;
-    sql = sql.sql;
-  }
-  if (typeof sql !== 'string' || !Array.isArray(values)) throw new Error('listql: unexpected query shape');
-  await connection.ensureConnection();
-  const onQuery = connection.config.get('onQuery') as (sql: string, params: readonly unknown[]) => string;
-  const platform = connection.getPlatform();
-  const dialect = dialectFor(platform);
-  const statement = bindStatement(platform, prefix + onQuery(sql, values), values, dialect);
-  const { signal, inflightQueryAbortStrategy, ...logContext } = loggerContext;
-  const abort =
-    signal == null && inflightQueryAbortStrategy == null ? undefined : { signal, inflightQueryAbortStrategy };
-  const client = ctx ?? connection.getClient();
-  // Ignoring them would run the statement without the row-level security context the application asked for.
-  if (guard?.settings && !dialect.scopesSessionSettings)
-    throw invalidSchema('ctx.pgSettings is for PostgreSQL only; this database is not PostgreSQL');
-  return connection.executeQuery(
-    statement.sql,
-    async () => {
-      const run: StatementRun = {
-        root: connection.getClient(),
-        client,
-        nativeClient: () => connection.getNativeClient?.(),
-        compiled: CompiledQuery.raw(statement.sql, [...statement.parameters]),
-        guard,
-        abort: abort as StatementRun['abort'],
-      };
-      return connection.transformRawResult(await dialect.execute(run), method);
-    },
-    { ...logContext, query: statement.sql, params: statement.parameters },
-  );
 }
 
 /** Turn a QueryBuilder into its count query in place: each root row once, no order, limit or offset. */

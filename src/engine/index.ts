@@ -1,6 +1,13 @@
 export type { EngineConfig, ListContext, SearchCallback } from './config.ts';
-export type { EngineDescription, FieldDescription, RelationDescription, SchemaDescription } from './describe.ts';
-export type { ItemDescription, ItemPropertyDescription } from './describe-item.ts';
+export type {
+  EngineDescription,
+  FieldDescription,
+  RelationDescription,
+  SchemaDescription,
+} from './describe/endpoint.ts';
+export type { ExplainedStatement, Explanation } from './describe/explain.ts';
+export type { IndexAdvice, IndexColumn } from './describe/indexes.ts';
+export type { ItemDescription, ItemPropertyDescription } from './describe/item.ts';
 export {
   createEngine,
   type Engine,
@@ -12,9 +19,7 @@ export {
   type ScopedEngine,
 } from './engine.ts';
 export { type ExecuteOptions, execute, executeCount } from './execute.ts';
-export type { ExplainedStatement, Explanation } from './explain.ts';
-export type { IndexAdvice, IndexColumn } from './indexes.ts';
 export type { ListItem } from './item-type.ts';
-export type { IterateOptions } from './iterate.ts';
-export type { Page, PageInfo } from './list.ts';
+export type { Page, PageInfo } from './page/list-page.ts';
 export type { Item } from './serialize.ts';
+export type { IterateOptions } from './walk/iterate.ts';

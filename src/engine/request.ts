@@ -1,10 +1,10 @@
 import type { QueryBuilder } from '@mikro-orm/sql';
 import { suggestion } from '../bind/suggest.ts';
 import { invalidParameter } from '../errors.ts';
-import { fromQueryString } from '../http/query-string.ts';
 import type { ParsedQuery } from '../syntax/ast.ts';
 import { isKnownParameter, KNOWN_PARAMETERS, type ListParameters, type QueryValues } from '../syntax/parameters.ts';
-import { checkBracketNames, parseHTTP } from '../syntax/params.ts';
+import { checkBracketNames, parseHTTP } from '../syntax/parse-http.ts';
+import { fromQueryString } from '../syntax/query-string.ts';
 import type { EngineSettings } from './config.ts';
 
 export type { ListParameters };

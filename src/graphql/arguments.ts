@@ -1,4 +1,4 @@
-import type { EdgesPage } from '../engine/edges.ts';
+import type { EdgesPage } from '../engine/page/edges.ts';
 import { invalidParameter } from '../errors.ts';
 import type { ConnectionValue } from './connection.ts';
 import type { NodeSources } from './node-type.ts';

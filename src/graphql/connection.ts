@@ -8,8 +8,8 @@ import {
   GraphQLObjectType,
   GraphQLString,
 } from 'graphql';
-import type { EngineDescription } from '../engine/describe.ts';
-import type { EdgesPage } from '../engine/edges.ts';
+import type { EngineDescription } from '../engine/describe/endpoint.ts';
+import type { EdgesPage } from '../engine/page/edges.ts';
 
 /** A list item as the engine returns it. */
 type Item = Record<string, unknown>;

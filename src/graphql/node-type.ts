@@ -1,7 +1,7 @@
 import type { GraphQLFieldConfig, GraphQLScalarType } from 'graphql';
 import { GraphQLBoolean, GraphQLFloat, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
-import type { EngineDescription, FieldDescription } from '../engine/describe.ts';
-import type { ItemPropertyDescription } from '../engine/describe-item.ts';
+import type { EngineDescription, FieldDescription } from '../engine/describe/endpoint.ts';
+import type { ItemPropertyDescription } from '../engine/describe/item.ts';
 
 /** A list item as the engine returns it. */
 type Item = Record<string, unknown>;

@@ -1,8 +1,8 @@
 import type { FilterOptions } from '@mikro-orm/core';
 import { type GraphQLFieldConfig, GraphQLObjectType, GraphQLSchema } from 'graphql';
-import type { EngineDescription } from '../engine/describe.ts';
-import { edgesListerOf } from '../engine/edges.ts';
-import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
+import type { EngineDescription } from '../engine/describe/endpoint.ts';
+import { edgesListerOf } from '../engine/page/edges.ts';
+import type { AnyQueryBuilder } from '../plan/plan-query.ts';
 import { executionSignals, withSignals } from './abort.ts';
 import { type ConnectionArgs, connectionValue, listRequest, pagesBackward } from './arguments.ts';
 import { type DocumentBudget, documentBudget, type GraphQLLimits, priceExtension } from './budget.ts';

@@ -4,8 +4,8 @@
  * response objects; no adapter holds logic of its own.
  */
 import type { QueryValues } from '../syntax/parameters.ts';
+import { fromQueryString } from '../syntax/query-string.ts';
 import { errorResponse, stringifyJSON } from './errors.ts';
-import { fromQueryString } from './query-string.ts';
 
 /** What an adapter needs from an engine: `engine.from(base, { filters }).list(query, ctx)`. */
 export interface ListEngine<B, F, C> {

@@ -6,8 +6,8 @@
 import type { ServerResponse } from 'node:http';
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { abortOnClose } from '../http/handler.ts';
-import { fromQueryString } from '../http/query-string.ts';
 import type { QueryValues } from '../syntax/parameters.ts';
+import { fromQueryString } from '../syntax/query-string.ts';
 import { nodeResponse, type PlatformRequest, type PlatformResponse, rawRequestUrl } from './http-objects.ts';
 
 /**

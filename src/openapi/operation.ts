@@ -1,4 +1,4 @@
-import type { EngineDescription, FieldDescription, SchemaDescription } from '../engine/describe.ts';
+import type { EngineDescription, FieldDescription, SchemaDescription } from '../engine/describe/endpoint.ts';
 import { type JsonObject, pageSchema, ref } from './schemas.ts';
 
 /** Names an operation carries in the document. */
@@ -13,7 +13,11 @@ export interface OperationNames {
   readonly tag: string;
 }
 
-/** Build the GET operation of one list endpoint: its query parameters with their bounds and its responses. */
+/**
+ * Build the GET operation of one list endpoint: its query parameters with their bounds and its responses.
+ *
+ * size: one object per parameter, in the order the document lists them.
+ */
 export function listOperation(description: EngineDescription, names: OperationNames): JsonObject {
   const { limits, capabilities } = description;
   const parameters: JsonObject[] = [

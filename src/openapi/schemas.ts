@@ -1,6 +1,6 @@
 import type { FieldKind } from '../bind/types.ts';
-import type { EngineDescription, FieldDescription } from '../engine/describe.ts';
-import type { ItemDescription, ItemPropertyDescription } from '../engine/describe-item.ts';
+import type { EngineDescription, FieldDescription } from '../engine/describe/endpoint.ts';
+import type { ItemDescription, ItemPropertyDescription } from '../engine/describe/item.ts';
 import { ERROR_STATUS } from '../errors.ts';
 
 /** A JSON value, as an OpenAPI document holds them. */

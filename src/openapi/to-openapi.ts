@@ -1,4 +1,4 @@
-import type { EngineDescription } from '../engine/describe.ts';
+import type { EngineDescription } from '../engine/describe/endpoint.ts';
 import { addExtras, extraCodes } from './extras.ts';
 import { listOperation, wordsOf } from './operation.ts';
 import {

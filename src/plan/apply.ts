@@ -4,8 +4,8 @@ import { resolveQuery } from '../bind/index.ts';
 import type { BoundSchema } from '../bind/types.ts';
 import { asListError } from '../errors.ts';
 import type { ParsedQuery } from '../syntax/ast.ts';
-import { type AnyQueryBuilder, type ApplyOptions, applyResolved } from './apply-resolved.ts';
-import { rootFilterCondition } from './filters.ts';
+import { rootFilterCondition } from './entity-filters.ts';
+import { type AnyQueryBuilder, type ApplyOptions, applyResolved } from './plan-query.ts';
 
 /**
  * Narrow a copy of `qb` by the parsed query's filter, sort, limit and offset; throws ListError before any query runs,

@@ -1,21 +1,11 @@
-import type { EntityManager, Platform } from '@mikro-orm/core';
 import { raw } from '@mikro-orm/sql';
 import type { BoundRelation } from '../bind/types.ts';
+import { subQueryBuilder } from '../orm/query-builder.ts';
 import type { Span } from '../syntax/ast.ts';
-import type { AliasGenerator } from './alias.ts';
 import { linkOf } from './correlate.ts';
-import type { FilterLookup } from './filters.ts';
+import { conditionOn } from './entity-filter-condition.ts';
 import type { SqlFragment } from './fragment.ts';
-import { subQueryBuilder } from './query-builder.ts';
-import { conditionOn } from './reaching.ts';
-
-/** What building correlated sub-queries needs: the ORM to compile them, fresh aliases, and related filters. */
-export interface SubQueryContext {
-  readonly em: EntityManager;
-  readonly platform: Platform;
-  readonly nextAlias: AliasGenerator;
-  readonly filterOf: FilterLookup;
-}
+import type { SubQueryContext } from './sub-query-context.ts';
 
 /**
  * Build `exists (select 1 from <the relation's rows> where <correlation to outerAlias> and <target filters> and

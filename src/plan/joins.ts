@@ -1,11 +1,11 @@
 import type { EntityMetadata } from '@mikro-orm/core';
 import type { BoundRelation, ResolvedSortTerm } from '../bind/types.ts';
 import { errorAtPosition, type ListError } from '../errors.ts';
+import { type AnyQueryBuilder, entityManagerOf } from '../orm/query-builder.ts';
 import type { Span } from '../syntax/ast.ts';
 import type { AliasGenerator } from './alias.ts';
-import type { FilterLookup } from './filters.ts';
-import { type AnyQueryBuilder, entityManagerOf } from './query-builder.ts';
-import { conditionOn } from './reaching.ts';
+import { conditionOn } from './entity-filter-condition.ts';
+import type { FilterLookup } from './sub-query-context.ts';
 
 /** Tells the alias of the table a to-one path (from the root) ends on. */
 export type JoinAliasOf = (relations: readonly BoundRelation[]) => string;

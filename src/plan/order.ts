@@ -15,7 +15,10 @@ export interface SortKey {
   readonly alias?: string;
   readonly direction: 'asc' | 'desc';
   readonly nullable: boolean;
-  /** NULLs sort first (a backward page's mirrored order); absent means NULLS LAST, the order of every request. */
+  /**
+   * NULLs sort first (a backward page's mirrored order, see keyset/backward.ts); absent means NULLS LAST, the order
+   * of every request.
+   */
   readonly nullsFirst?: boolean;
   /** The requested term this key comes from; undefined for an appended primary-key tie-breaker. */
   readonly term?: ResolvedSortTerm;
@@ -61,23 +64,11 @@ export function effectiveSort(
   return keys;
 }
 
-/**
- * Mirror an effective sort for a backward page: every key's direction flips and its NULLs move to the other end
- * (NULLS LAST becomes NULLS FIRST), so the rows before a position in the order are the rows after it in the mirror.
- */
-export function mirrorSort<K extends SortKey>(keys: readonly K[]): K[] {
-  return keys.map((key) => ({
-    ...key,
-    direction: key.direction === 'asc' ? 'desc' : 'asc',
-    nullsFirst: !key.nullsFirst,
-  })) as K[];
-}
-
 type OrderEntry = Record<string, QueryOrder>;
 
 /**
  * Build the `orderBy()` argument for sort keys on the root `alias`. NULLs sort last in both directions (first in
- * a mirrored order, see mirrorSort):
+ * a backward page's mirrored order, see keyset/backward.ts):
  * nullable columns say so (`asc nulls last`); NOT NULL columns get a plain `asc`/`desc` so an index can serve the
  * order, backward scans included. MySQL and MariaDB have no NULLS LAST: there NULLs are the smallest value, so
  * `desc nulls last` and `asc nulls first` are their plain order (an index serves it), and only the other two get

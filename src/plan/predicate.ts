@@ -10,9 +10,10 @@ import type {
 import type { Dialect } from '../dialect/index.ts';
 import { errorAtPosition, type ListError } from '../errors.ts';
 import type { Span } from '../syntax/ast.ts';
-import { existsThrough, type SubQueryContext, throughHops } from './exists.ts';
+import { existsThrough, throughHops } from './exists.ts';
 import { joinFragments, type SqlFragment } from './fragment.ts';
 import { likeFragment } from './like.ts';
+import type { SubQueryContext } from './sub-query-context.ts';
 
 /** What compiling a filter needs to know about the query it goes into. */
 export interface PredicateContext {

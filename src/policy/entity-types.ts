@@ -8,7 +8,7 @@ import type {
   Scalar,
   ScalarReference,
 } from '@mikro-orm/core';
-import type { Operator } from '../bind/types.ts';
+import type { Operator } from './options.ts';
 
 /**
  * Declares, on an entity class or interface, the public names of properties with a `serializedName`, which

@@ -1,5 +1,24 @@
-import type { Operator } from '../bind/types.ts';
 import { VALUE_OPERATORS } from '../syntax/keywords.ts';
+
+/** Operators a policy can declare for a field; `nin` is written `not in`, `null` enables `is null`/`is not null`. */
+export type Operator =
+  | 'eq'
+  | 'ne'
+  | 'gt'
+  | 'gte'
+  | 'lt'
+  | 'lte'
+  | 'contains'
+  | 'startswith'
+  | 'endswith'
+  | 'ieq'
+  | 'ine'
+  | 'icontains'
+  | 'istartswith'
+  | 'iendswith'
+  | 'in'
+  | 'nin'
+  | 'null';
 
 /** Every operator a policy may declare, in a stable order. */
 export const OPERATORS: readonly Operator[] = Object.freeze([...VALUE_OPERATORS, 'in', 'nin', 'null']);

@@ -1,8 +1,11 @@
 import type { EntityManager, EntityName, MikroORM } from '@mikro-orm/core';
-import { bindPolicy } from '../bind/bind-schema.ts';
-import type { BoundSchema } from '../bind/types.ts';
+import { bindPolicy } from './bind-policy.ts';
+import type { BoundSchema } from './bound-schema.ts';
+import type { ExposedField } from './declarations.ts';
 import type { IsAny, OperatorsFor, RelationKey, RelationTargets, ScalarFields, TargetOf } from './entity-types.ts';
 import type { FieldOption, FilterableOption } from './options.ts';
+
+export type { ExposedField };
 
 /** A nested policy, or a function returning one so that policies can refer to each other before they exist. */
 export type NestedPolicy<T = any> = Policy<T> | (() => Policy<T>);
@@ -29,13 +32,6 @@ interface NotTheTarget<Target> {
 
 /** The options `expose()` takes for a field of TypeScript type V: `filterable()` only with operators V can take. */
 export type FieldOptionFor<V> = Exclude<FieldOption, FilterableOption> | FilterableOption<OperatorsFor<V>>;
-
-/** `expose(publicName, ...options)`, as declared. */
-export interface ExposedField {
-  readonly kind: 'field';
-  readonly publicName: string;
-  readonly options: readonly FieldOption[];
-}
 
 /** `relation(publicName, nested, { property })`, as declared. */
 export interface ExposedRelation {

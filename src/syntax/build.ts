@@ -11,6 +11,8 @@ import type { Locator } from './locator.ts';
  * Semantic actions over grammar.ohm: each action builds one AST node. Limits and quantifier scopes are checked
  * while building, in source order, so an oversized or out-of-scope filter fails at its first offending node and
  * never produces an unbounded tree.
+ *
+ * size: the actions of every grammar rule stay side by side, in the order of grammar.ohm, as one semantics.
  */
 
 /** What one build tracks. Parsing is synchronous, so one module-level state per build is safe. */

@@ -9,7 +9,10 @@ import { type Locator, locatorFor } from './locator.ts';
  * Ohm semantics in build.ts build (same nodes, fields, field order and spans), but it never explains a failure:
  * on anything it does not accept (a syntax error, a limit or scope violation, nesting it leaves to Ohm) it gives
  * up, and the caller runs Ohm, which stays the one source of every error message and position.
- * test/syntax-differential.test.ts holds the two to the same answers.
+ * test/syntax/differential.test.ts holds the two to the same answers.
+ *
+ * size: one parser over module-level cursor state, on the hot path of every new filter; split into files, each
+ * step would have to pass that state across module boundaries.
  *
  * Each function below mirrors one grammar rule; where the grammar's ordered choice or repetition could back
  * off, a failure here can only end in a failed match there, so giving up is always the right answer.

@@ -1,5 +1,5 @@
 // GENERATED from grammar.ohm by `npm run gen:grammar` (scripts/gen-grammar.ts); `npm run build` runs it too.
-// Do not edit: edit grammar.ohm, then regenerate. test/syntax-grammar-source.test.ts checks that they agree.
+// Do not edit: edit grammar.ohm, then regenerate. test/syntax/grammar-source.test.ts checks that they agree.
 
 /** The text of grammar.ohm, byte for byte: the normative filter grammar (REST grammar v1). */
 export const GRAMMAR_SOURCE: string = `// listql REST grammar v1: the \`filter\` query parameter (docs/language.md).

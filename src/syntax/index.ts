@@ -2,6 +2,6 @@ export type * from './ast.ts';
 export { parseFilter } from './filter.ts';
 export type { KnownParameter, QueryValues } from './parameters.ts';
 export { isKnownParameter, KNOWN_PARAMETERS } from './parameters.ts';
-export type { ParseOptions } from './params.ts';
-export { parseHTTP } from './params.ts';
+export type { ParseOptions } from './parse-http.ts';
+export { parseHTTP } from './parse-http.ts';
 export { parseSort } from './sort.ts';

@@ -1,6 +1,6 @@
 import { type EntityMetadata, type EntityProperty, type Platform, ReferenceKind } from '@mikro-orm/core';
-import { scalarShapeOf } from '../bind/field-kind.ts';
-import type { Dialect } from '../dialect/index.ts';
+import type { Dialect } from '../../dialect/index.ts';
+import { scalarShapeOf } from '../../policy/field-kind.ts';
 
 /** The JSON form of one item property: a JSON type, and a format where the string has one. */
 export interface ItemPropertyDescription {

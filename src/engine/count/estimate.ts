@@ -1,11 +1,11 @@
 import { QueryFlag } from '@mikro-orm/sql';
-import type { BoundSchema, ResolvedFilter } from '../bind/types.ts';
-import type { Dialect, RowEstimate, StatementGuard } from '../dialect/index.ts';
-import { invalidParameter, queryFailed } from '../errors.ts';
-import { type AnyQueryBuilder, type ApplyOptions, applyFilter } from '../plan/apply-resolved.ts';
-import { runAbortable } from './abort.ts';
-import { executePrefixedOwned } from './execute.ts';
-import { joinsToMany } from './qb-state.ts';
+import type { BoundSchema, ResolvedFilter } from '../../bind/types.ts';
+import type { Dialect, RowEstimate, StatementGuard } from '../../dialect/index.ts';
+import { invalidParameter, queryFailed } from '../../errors.ts';
+import { joinsToMany } from '../../orm/qb-state.ts';
+import { type AnyQueryBuilder, type ApplyOptions, applyFilter } from '../../plan/plan-query.ts';
+import { runAbortable } from '../abort.ts';
+import { executePrefixedOwned } from '../execute.ts';
 
 /**
  * Refuse `count=estimated` where listql offers no row estimate; throws `invalid_parameter` before any query.

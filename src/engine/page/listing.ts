@@ -1,39 +1,28 @@
 import { QueryFlag } from '@mikro-orm/sql';
-import { checkBudget } from '../bind/cost.ts';
-import { resolveQuery } from '../bind/index.ts';
-import type { BoundRelation, ResolvedQuery } from '../bind/types.ts';
-import { type CursorValue, decodePosition } from '../cursor/codec.ts';
-import {
-  type CursorKey,
-  type CursorPlan,
-  cursorAfter,
-  cursorBefore,
-  cursorPlanFor,
-  dropKeys,
-  keysetColumns,
-  selectKeys,
-  takeKeys,
-} from '../cursor/keys.ts';
-import { type Dialect, type StatementGuard, statementGuard } from '../dialect/index.ts';
-import { invalidCursor, invalidParameter, WALK_BACKWARD } from '../errors.ts';
-import { type AnyQueryBuilder, type ApplyOptions, planInPlace } from '../plan/apply-resolved.ts';
-import { applyRootFilters, prepareFilters, reachesRelation } from '../plan/filters.ts';
-import { effectiveSort, mirrorSort, orderByOf } from '../plan/order.ts';
-import { type Paging, resolvePaging } from '../plan/paging.ts';
-import type { ParsedQuery } from '../syntax/ast.ts';
-import { runAbortable, throwIfAborted } from './abort.ts';
-import type { ListContext } from './config.ts';
-import { countQuery, countRows } from './count.ts';
-import { checkEstimateAvailable, estimateQuery, estimateRows } from './estimate.ts';
-import { executeOwned } from './execute.ts';
-import { type ExplainedStatement, type Explanation, explainStatement } from './explain.ts';
-import { connectionOf, inTransaction, useConnection } from './internals.ts';
-import type { Scope } from './list.ts';
+import type { ResolvedQuery } from '../../bind/types.ts';
+import { type Dialect, type StatementGuard, statementGuard } from '../../dialect/index.ts';
+import { turnPage } from '../../keyset/backward.ts';
+import type { CursorValue } from '../../keyset/cursor-codec.ts';
+import { type CursorKey, type CursorPlan, cursorAfter, cursorBefore } from '../../keyset/cursor-plan.ts';
+import { dropKeys, selectKeys, takeKeys } from '../../keyset/key-columns.ts';
+import { continuePage, seeksByUnion } from '../../keyset/seek-page.ts';
+import { connectionOf, inTransaction, useConnection } from '../../orm/connection.ts';
+import { joinsToMany, selectsExplicitly } from '../../orm/qb-state.ts';
+import { applyRootFilters, prepareFilters, reachesRelation } from '../../plan/entity-filters.ts';
+import type { Paging } from '../../plan/paging.ts';
+import { type AnyQueryBuilder, type ApplyOptions, planInPlace } from '../../plan/plan-query.ts';
+import type { ParsedQuery } from '../../syntax/ast.ts';
+import { runAbortable, throwIfAborted } from '../abort.ts';
+import type { ListContext } from '../config.ts';
+import { checkEstimateAvailable, estimateQuery, estimateRows } from '../count/estimate.ts';
+import { countQuery, countRows } from '../count/exact.ts';
+import { type ExplainedStatement, type Explanation, explainStatement } from '../describe/explain.ts';
+import { executeOwned } from '../execute.ts';
+import type { Scope } from '../scope.ts';
+import { type Item, serializeRows } from '../serialize.ts';
+import { checkRequest } from './check-request.ts';
 import { itemKeys, projectItems, selectPicked } from './picked-fields.ts';
-import { joinsToMany, selectsExplicitly } from './qb-state.ts';
 import { applySearch } from './search.ts';
-import { seekAfter, seekFirst, seeksByUnion } from './seek.ts';
-import { type Item, serializeRows } from './serialize.ts';
 
 /** One page of rows turned into items, and where the next page starts. */
 export interface PageData {
@@ -85,6 +74,8 @@ export interface Listing {
  * conditions, and, when a page is to be read, the planned data query. `reuse`: the plan serves several pages (a
  * walk), so each fetch works on a copy of it; otherwise the one fetch uses the plan itself. `pageSize`: a server-side
  * walk's page size, which replaces the request's limit after that limit passed its checks.
+ *
+ * size: the returned Listing's fetch, count and explain close over one request's plan, scope copy and guard.
  */
 export async function openListing<C extends ListContext>(
   scope: Scope<C>,
@@ -94,38 +85,7 @@ export async function openListing<C extends ListContext>(
   pageSize?: number,
 ): Promise<Listing> {
   const { settings, bound, keys } = scope;
-  if (parsed.count === true && !settings.allowCount)
-    throw invalidParameter('count', 'count is not enabled for this endpoint');
-  if (parsed.count === 'estimated') {
-    if (!settings.allowEstimatedCount)
-      throw invalidParameter('count', 'estimated counts are not enabled for this endpoint');
-    checkEstimateAvailable(keys.dialect);
-  }
-  if (parsed.search !== undefined && !settings.search)
-    throw invalidParameter('search', 'search is not enabled for this endpoint');
-  const requested = resolveQuery(bound, parsed);
-  // No `sort`: the engine's defaultSort, if any (the cursor signature then comes from it); else the primary key.
-  const resolved =
-    parsed.sort === undefined && scope.defaultSort ? { ...requested, sort: scope.defaultSort } : requested;
-  // The cost budget bounds what the client asked for; the developer's defaultSort is not charged to it.
-  checkBudget(requested, settings.limits);
-  const checked = resolvePaging(resolved, settings.paging);
-  const paging = pageSize === undefined ? checked : { ...checked, limit: pageSize };
-  // Relation keys get a stand-in alias per path here (the planner names the real joins later): same keys, same order.
-  const plan = cursorPlanFor(keys, resolved.sort, () => effectiveSort(bound, resolved.sort, pathAlias));
-  // A walk (`reuse`) follows nextCursor forward only: a backward cursor is refused there, saying so.
-  const position =
-    resolved.cursor === undefined
-      ? undefined
-      : decodePosition(resolved.cursor, {
-          signature: plan.signature,
-          backwardSignature: plan.backwardSignature,
-          keys: plan.keys.map((k) => k.spec),
-          maxCursorBytes: settings.limits.maxCursorBytes,
-        });
-  if (reuse && position?.backward) throw invalidCursor(WALK_BACKWARD);
-  const after = position?.keys;
-  const backward = position?.backward ?? false;
+  const { resolved, paging, plan, after, backward } = checkRequest(scope, parsed, reuse, pageSize);
   const signal = ctx.signal;
   throwIfAborted(signal);
   const guard = statementGuard(settings, ctx);
@@ -168,7 +128,7 @@ export async function openListing<C extends ListContext>(
       const explained: { data?: ExplainedStatement; count?: ExplainedStatement } = {};
       if (data) {
         const qb = data.qb.clone();
-        const continued = continueFrom(scope, data.keys, qb, paging, after, backward);
+        const continued = continuePage(qb, keys.dialect, bound.platform, data.keys, paging, after, backward);
         explained.data = await explainStatement(continued, 'all');
       }
       if (counter)
@@ -236,20 +196,11 @@ async function fetchPage<C extends ListContext>(
 ): Promise<PageData> {
   // A backward fetch without a position reads the end of the list (GraphQL's `last` alone).
   const backward = options.backward === true;
-  const qb = continueFrom(scope, keys, planned, paging, after, backward);
+  const qb = continuePage(planned, scope.keys.dialect, scope.bound.platform, keys, paging, after, backward);
   if (connection) useConnection(qb, connection);
   const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, guard));
 
-  // Forward: the extra row says more rows follow. Backward: rows came in mirrored order, the extra row (read
-  // first, nearest the start) says more rows precede; the page is turned back into the requested order.
-  const extra = rows.length > paging.limit;
-  const pageRows = extra ? rows.slice(0, paging.limit) : rows;
-  if (backward) pageRows.reverse();
-  // Rows before the page exist after an offset or a cursor (no extra query); on a backward page, exactly when read.
-  const hasPrevious = backward ? extra : after !== undefined || (paging.offset ?? 0) > 0;
-  // A backward page from a cursor always has rows after it (the cursor's own row at least): it continues after its
-  // last item. One read from the end of the list has none.
-  const hasNext = backward ? after !== undefined : extra;
+  const { rows: pageRows, hasPrevious, hasNext, hasMore } = turnPage(rows, paging, after !== undefined, backward);
   const rowKeys = options.cursors || pageRows.length === 1 ? pageRows.map((row) => takeKeys(row, keys)) : undefined;
   const first = pageRows[0];
   const last = pageRows.at(-1);
@@ -268,51 +219,14 @@ async function fetchPage<C extends ListContext>(
     );
   const data: PageData = {
     items,
-    hasMore: backward ? hasPrevious : extra,
+    hasMore,
     ...(nextKeys === undefined ? {} : { nextCursor: nextCursor!, nextKeys }),
     ...(prevCursor === undefined ? {} : { prevCursor }),
   };
   return cursors ? { ...data, cursors } : data;
 }
 
-/**
- * Narrow the planned page query to the rows after `at` (or, backward, before it): one predicate, or a UNION ALL of
- * seekable branches (see seekAfter); without `at`, the first page (see seekFirst). A backward page is the forward
- * plan mirrored: every key's direction and NULL placement flip in the order and in the keyset predicate, so the
- * `limit + 1` rows nearest before the position come first, and an index serving the forward order serves this one
- * read backwards.
- */
-function continueFrom<C extends ListContext>(
-  scope: Scope<C>,
-  planned: readonly CursorKey[],
-  qb: AnyQueryBuilder,
-  paging: Paging,
-  at: readonly CursorValue[] | undefined,
-  backward: boolean,
-): AnyQueryBuilder {
-  const { platform } = scope.bound;
-  const keys = backward ? planned.map((k) => ({ ...k, sort: mirrorSort([k.sort])[0]! })) : planned;
-  if (backward)
-    qb.orderBy(
-      orderByOf(
-        platform,
-        scope.keys.dialect,
-        qb.alias,
-        keys.map((k) => k.sort),
-      ) as never,
-    );
-  // A first page: as planned, or on MySQL, seekable parts (see seekFirst); backward, the last page, mirrored.
-  if (at === undefined)
-    return seekFirst(qb, scope.keys.dialect, () => keysetColumns(qb, keys, platform), keys, platform, paging);
-  const columns = keysetColumns(qb, keys, platform);
-  return seekAfter(qb, scope.keys.dialect, columns, at, keys, platform, paging.limit + 1);
-}
-
 /** The statement an estimated count sends: the rows query behind the EXPLAIN prefix. */
 function prefixed(dialect: Dialect, statement: ExplainedStatement): ExplainedStatement {
   return { ...statement, sql: checkEstimateAvailable(dialect).explainPrefix + statement.sql };
-}
-
-function pathAlias(relations: readonly BoundRelation[]): string {
-  return `path:${relations.map((r) => r.property).join('/')}`;
 }

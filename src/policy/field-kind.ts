@@ -21,7 +21,8 @@ import {
   UuidType,
 } from '@mikro-orm/core';
 import type { Dialect, IntegerRange } from '../dialect/index.ts';
-import type { FieldKind, Operator } from './types.ts';
+import type { FieldKind } from './bound-schema.ts';
+import type { Operator } from './options.ts';
 
 /** The inclusive range of values an integer type allows. */
 export type { IntegerRange } from '../dialect/index.ts';

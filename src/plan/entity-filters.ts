@@ -1,19 +1,12 @@
-import {
-  type Dictionary,
-  type EntityManager,
-  type EntityMetadata,
-  type EntityProperty,
-  type FilterDef,
-  type FilterOptions,
-  type FilterQuery,
-  QueryHelper,
-  Utils,
-} from '@mikro-orm/core';
+import { type EntityManager, type EntityProperty, type FilterOptions, type FilterQuery, Utils } from '@mikro-orm/core';
 import type { BoundRelation, BoundSchema, ResolvedFilter, ResolvedQuery } from '../bind/types.ts';
 import { asListError, invalidSchema } from '../errors.ts';
+import { activeFilterCondition, relationFilterOptions } from '../orm/active-filters.ts';
+import { aliasesOf } from '../orm/qb-state.ts';
+import { type AnyQueryBuilder, entityManagerOf } from '../orm/query-builder.ts';
 import { createAliasGenerator, tableNamesOf } from './alias.ts';
-import { type AnyQueryBuilder, entityManagerOf } from './query-builder.ts';
-import { conditionOn, reachedPaths, splitCondition } from './reaching.ts';
+import { conditionOn, reachedPaths, splitCondition } from './entity-filter-condition.ts';
+import type { FilterLookup } from './sub-query-context.ts';
 
 /**
  * The active MikroORM filters of every related entity a query reaches, merged into one condition per relation
@@ -25,9 +18,6 @@ export interface FilterConditions {
   /** The merged condition of each relation's target (undefined: no active filter), keyed by relation property. */
   readonly byRelation: ReadonlyMap<EntityProperty, FilterQuery<any> | undefined>;
 }
-
-/** Answers the filter condition of a relation's target while a query is planned. */
-export type FilterLookup = (prop: EntityProperty) => FilterQuery<any> | undefined;
 
 /**
  * Compute, with `em.applyFilters`, the merged active filter condition (entity, global and `em.addFilter` filters,
@@ -71,7 +61,7 @@ async function conditionsOf(
     if (byRelation.has(prop)) continue;
     const target = prop.targetMeta;
     if (!target) throw invalidSchema(`${prop.name} has no target entity`);
-    const found = await em.applyFilters(target.class, {}, relationOptions(prop, options), 'read');
+    const found = await em.applyFilters(target.class, {}, relationFilterOptions(prop, options), 'read');
     const cond = isEmpty(found) ? undefined : (found as FilterQuery<any>);
     byRelation.set(prop, cond);
     // A condition that reaches through relations joins their targets, whose own filters apply in those joins.
@@ -110,11 +100,6 @@ export function filterLookup(
   };
 }
 
-/** MikroORM merges a relation's own `filters` setting with the query's options (the query's options win). */
-function relationOptions(prop: EntityProperty, options: FilterOptions | undefined): FilterOptions | undefined {
-  return QueryHelper.mergePropertyFilters(prop.filters, options) as FilterOptions | undefined;
-}
-
 function syncCondition(
   em: EntityManager,
   prop: EntityProperty,
@@ -122,7 +107,7 @@ function syncCondition(
 ): FilterQuery<any> | undefined {
   const meta = prop.targetMeta;
   if (!meta) throw invalidSchema(`${prop.name} has no target entity`);
-  return syncEntityCondition(em, meta, relationOptions(prop, options));
+  return activeFilterCondition(em, meta, relationFilterOptions(prop, options));
 }
 
 /**
@@ -136,7 +121,7 @@ export function rootFilterCondition(
 ): FilterQuery<any> | undefined {
   const em = entityManagerOf(qb);
   const meta = qb.mainAlias.meta;
-  return rootCondition(qb, syncEntityCondition(em, meta, options), filterLookup(qb, prepared, options));
+  return rootCondition(qb, activeFilterCondition(em, meta, options), filterLookup(qb, prepared, options));
 }
 
 /**
@@ -154,7 +139,7 @@ export async function applyRootFilters(qb: AnyQueryBuilder, options: FilterOptio
   if (reaching !== undefined)
     for (const { prop } of reachedPaths({ em }, meta, reaching)) {
       if (byRelation.has(prop) || !prop.targetMeta) continue;
-      const joined = await em.applyFilters(prop.targetMeta.class, {}, relationOptions(prop, options), 'read');
+      const joined = await em.applyFilters(prop.targetMeta.class, {}, relationFilterOptions(prop, options), 'read');
       byRelation.set(prop, isEmpty(joined) ? undefined : (joined as FilterQuery<any>));
     }
   const where = rootCondition(qb, cond, filterLookup(qb, { options, byRelation }, options));
@@ -169,47 +154,9 @@ function rootCondition(
   const meta = qb.mainAlias.meta;
   if (splitCondition(meta, cond).reaching === undefined) return cond;
   const em = entityManagerOf(qb);
-  const taken = [qb.alias, ...Object.keys(qb.getAliasMap()), ...tableNamesOf(em.getMetadata())];
+  const taken = [qb.alias, ...aliasesOf(qb), ...tableNamesOf(em.getMetadata())];
   const ctx = { em, platform: em.getPlatform(), nextAlias: createAliasGenerator(taken), filterOf };
   return conditionOn(ctx, meta, cond, qb.alias);
-}
-
-function syncEntityCondition(
-  em: EntityManager,
-  meta: EntityMetadata,
-  opts: FilterOptions | undefined,
-): FilterQuery<any> | undefined {
-  const active = new Map<string, FilterDef>();
-  // Same precedence as em.applyFilters: ORM-wide filters first, then the entity's own.
-  for (const source of [em.config.get('filters') as Dictionary<FilterDef>, meta.filters as Dictionary<FilterDef>])
-    for (const def of QueryHelper.getActiveFilters(meta, opts, source))
-      if (!active.has(def.name)) active.set(def.name, def);
-  const conds: FilterQuery<any>[] = [];
-  for (const def of active.values()) {
-    let cond: unknown = def.cond;
-    if (typeof cond === 'function') {
-      const given = (opts as Dictionary | undefined)?.[def.name];
-      const args = Utils.isPlainObject(given) ? given : em.getFilterParams(def.name);
-      if (!args && cond.length > 0 && def.args !== false)
-        throw invalidSchema(`no arguments provided for filter '${def.name}'`);
-      cond = cond(args, 'read', em, undefined, meta.className);
-      if (cond instanceof Promise || typeof (cond as PromiseLike<unknown>)?.then === 'function')
-        throw invalidSchema(
-          `filter '${def.name}' of ${meta.className} has an asynchronous condition, which apply() cannot await: ` +
-            'pass filterConditions from prepareFilters()',
-        );
-    }
-    const where = QueryHelper.processWhere({
-      where: cond as FilterQuery<any>,
-      entityName: meta.class,
-      metadata: em.getMetadata(),
-      platform: em.getPlatform(),
-      aliased: true,
-    });
-    if (!isEmpty(where)) conds.push(where);
-  }
-  if (conds.length === 0) return undefined;
-  return conds.length === 1 ? conds[0] : { $and: conds };
 }
 
 function isEmpty(cond: unknown): boolean {

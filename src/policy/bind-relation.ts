@@ -1,7 +1,7 @@
 import type { EntityMetadata, EntityProperty } from '@mikro-orm/core';
 import { invalidSchema } from '../errors.ts';
-import type { ExposedRelation } from '../policy/schema.ts';
 import { checkPublicName } from './bind-field.ts';
+import type { DeclaredRelation } from './declarations.ts';
 
 const RELATION_KINDS = new Set(['m:1', '1:1', '1:m', 'm:n']);
 
@@ -11,7 +11,7 @@ const RELATION_KINDS = new Set(['m:1', '1:1', '1:m', 'm:n']);
  */
 export function bindRelationProperty(
   meta: EntityMetadata,
-  entry: ExposedRelation,
+  entry: DeclaredRelation,
   nestedMeta: EntityMetadata,
 ): EntityProperty {
   const prop =

@@ -1,6 +1,7 @@
-import type { ParsedQuery } from '../syntax/ast.ts';
-import type { ListContext } from './config.ts';
-import { type Page, pageOf, type Scope } from './list.ts';
+import type { ParsedQuery } from '../../syntax/ast.ts';
+import type { ListContext } from '../config.ts';
+import type { Scope } from '../scope.ts';
+import { type Page, pageOf } from './list-page.ts';
 import { openListing } from './listing.ts';
 
 /**

@@ -1,9 +1,10 @@
-import { asListError, invalidParameter, invalidSchema } from '../errors.ts';
-import type { ParsedQuery } from '../syntax/ast.ts';
-import type { ListContext } from './config.ts';
-import { type Page, pageOf, type Scope } from './list.ts';
-import { openListing } from './listing.ts';
-import type { Item } from './serialize.ts';
+import { asListError, invalidParameter, invalidSchema } from '../../errors.ts';
+import type { ParsedQuery } from '../../syntax/ast.ts';
+import type { ListContext } from '../config.ts';
+import { type Page, pageOf } from '../page/list-page.ts';
+import { openListing } from '../page/listing.ts';
+import type { Scope } from '../scope.ts';
+import type { Item } from '../serialize.ts';
 
 /** Options of pages() and items(). */
 export interface IterateOptions {

@@ -1,6 +1,6 @@
-import { executionFailed, isListError } from '../errors.ts';
-import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
-import type { ListContext, SearchCallback } from './config.ts';
+import { executionFailed, isListError } from '../../errors.ts';
+import type { AnyQueryBuilder } from '../../plan/plan-query.ts';
+import type { ListContext, SearchCallback } from '../config.ts';
 
 /**
  * Run the endpoint's search callback on `qb` (the engine's own copy of the scope) and insist it narrows that very

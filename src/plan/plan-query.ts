@@ -2,19 +2,19 @@ import type { FilterOptions } from '@mikro-orm/core';
 import type { QueryBuilder } from '@mikro-orm/sql';
 import type { BoundSchema, ResolvedFilter, ResolvedQuery } from '../bind/types.ts';
 import { dialectFor } from '../dialect/index.ts';
-import { invalidSchema } from '../errors.ts';
+import { invalidParameter, invalidSchema } from '../errors.ts';
 import type { Limits } from '../limits.ts';
+import { aliasesOf } from '../orm/qb-state.ts';
+import { type AnyQueryBuilder, entityManagerOf } from '../orm/query-builder.ts';
 import { type AliasGenerator, createAliasGenerator, tableNamesOf } from './alias.ts';
-import type { SubQueryContext } from './exists.ts';
+import { type FilterConditions, filterLookup } from './entity-filters.ts';
 import { compileFilterCached } from './filter-cache.ts';
-import { type FilterConditions, filterLookup } from './filters.ts';
 import { joinSortPaths } from './joins.ts';
 import { effectiveSort, orderByOf, type SortKey } from './order.ts';
 import { type Paging, resolvePaging } from './paging.ts';
-import { type AnyQueryBuilder, entityManagerOf } from './query-builder.ts';
-import { assertApplicable } from './support.ts';
+import type { SubQueryContext } from './sub-query-context.ts';
 
-export type { AnyQueryBuilder } from './query-builder.ts';
+export type { AnyQueryBuilder } from '../orm/query-builder.ts';
 
 /** Paging bounds of apply(), each defaulting to DEFAULT_PAGING, and how related rows are filtered. */
 export interface ApplyOptions {
@@ -111,7 +111,7 @@ export function applyFilter(
 function andWhereFilter(qb: AnyQueryBuilder, bound: BoundSchema, filter: ResolvedFilter, sub: SubQueryContext): void {
   const ctx = { platform: bound.platform, dialect: dialectFor(bound.platform), alias: qb.alias, relations: sub };
   // Generated aliases skip the ones the base scope uses, so those are part of what the compiled SQL depends on.
-  const where = compileFilterCached(bound, filter, ctx, Object.keys(qb.getAliasMap()).join(','));
+  const where = compileFilterCached(bound, filter, ctx, aliasesOf(qb).join(','));
   // The string form keeps `?` placeholders and their values apart; `where(raw(...))` would inline the values.
   qb.andWhere(where.sql, [...where.params]);
 }
@@ -124,7 +124,7 @@ function subQueryContext(qb: AnyQueryBuilder, bound: BoundSchema, options: Apply
   const em = entityManagerOf(qb);
   let generate: AliasGenerator | undefined;
   const nextAlias: AliasGenerator = () => {
-    generate ??= createAliasGenerator([qb.alias, ...Object.keys(qb.getAliasMap()), ...tableNamesOf(em.getMetadata())]);
+    generate ??= createAliasGenerator([qb.alias, ...aliasesOf(qb), ...tableNamesOf(em.getMetadata())]);
     return generate();
   };
   return {
@@ -133,6 +133,16 @@ function subQueryContext(qb: AnyQueryBuilder, bound: BoundSchema, options: Apply
     nextAlias,
     filterOf: filterLookup(qb, options.filterConditions, options.filters),
   };
+}
+
+/** Refuse what apply() cannot build, before any SQL exists: a cursor, a search or fields (they need the engine). */
+function assertApplicable(resolved: ResolvedQuery): void {
+  if (resolved.cursor !== undefined)
+    throw invalidParameter('cursor', 'cursor needs the engine: use createEngine().from(qb).list()');
+  if (resolved.search !== undefined)
+    throw invalidParameter('search', 'search needs the engine: use createEngine().from(qb).list()');
+  if (resolved.fields !== undefined)
+    throw invalidParameter('fields', 'fields needs the engine: use createEngine().from(qb).list()');
 }
 
 function assertRoot(qb: AnyQueryBuilder, bound: BoundSchema): void {

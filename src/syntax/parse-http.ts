@@ -1,5 +1,4 @@
 import { errorAt, errorAtPosition, invalidParameter, type ListError, limitExceeded } from '../errors.ts';
-import { fromQueryString } from '../http/query-string.ts';
 import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import type { ParsedQuery } from './ast.ts';
 import { overflowAt, utf8Length } from './bytes.ts';
@@ -14,6 +13,7 @@ import {
   type ListParameters,
   type QueryValues,
 } from './parameters.ts';
+import { fromQueryString } from './query-string.ts';
 import { parseSort } from './sort.ts';
 
 /** Options of parseHTTP. */

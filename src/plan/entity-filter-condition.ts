@@ -1,9 +1,10 @@
 import { type EntityMetadata, type EntityProperty, type FilterQuery, ReferenceKind, Utils } from '@mikro-orm/core';
 import { JoinType, raw } from '@mikro-orm/sql';
 import { invalidSchema } from '../errors.ts';
-import type { SubQueryContext } from './exists.ts';
+import { autoJoinedPaths } from '../orm/qb-state.ts';
+import { subQueryBuilder } from '../orm/query-builder.ts';
 import { qualify } from './qualify.ts';
-import { type AnyQueryBuilder, subQueryBuilder } from './query-builder.ts';
+import type { SubQueryContext } from './sub-query-context.ts';
 
 /**
  * MikroORM filter conditions that reach through relations (`{ book: { deletedAt: null } }` on Review,
@@ -116,19 +117,6 @@ function reachingExists(
   if (autoJoinedPaths(sub).some((path) => !path.endsWith('[pivot]')))
     throw invalidSchema(`cannot apply the filters inside a filter condition of ${meta.className}`);
   return { sql: sub.getQuery(), params: sub.getParams() };
-}
-
-/**
- * The auto-joined paths MikroORM records while compiling a condition. Read from the QueryBuilder's state, which
- * MikroORM marks internal: when a MikroORM release changes it, fail loudly rather than drop filters.
- */
-function autoJoinedPaths(qb: AnyQueryBuilder): readonly string[] {
-  const paths = (qb as unknown as { state?: { autoJoinedPaths?: unknown } }).state?.autoJoinedPaths;
-  if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string'))
-    throw invalidSchema(
-      'this MikroORM version does not expose the joins of a filter condition that reaches through a relation',
-    );
-  return paths as readonly string[];
 }
 
 /** The relation property a MikroORM join path ends on (`Review.book.author` → Book.author); markers like `[0]` dropped. */

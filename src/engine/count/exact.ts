@@ -1,8 +1,8 @@
-import type { BoundSchema, ResolvedFilter } from '../bind/types.ts';
-import type { StatementGuard } from '../dialect/index.ts';
-import { type AnyQueryBuilder, type ApplyOptions, applyFilter } from '../plan/apply-resolved.ts';
-import { runAbortable } from './abort.ts';
-import { executeCountOwned, shapeCount } from './execute.ts';
+import type { BoundSchema, ResolvedFilter } from '../../bind/types.ts';
+import type { StatementGuard } from '../../dialect/index.ts';
+import { type AnyQueryBuilder, type ApplyOptions, applyFilter } from '../../plan/plan-query.ts';
+import { runAbortable } from '../abort.ts';
+import { executeCountOwned, shapeCount } from '../execute.ts';
 
 /**
  * Count the rows of the scope (base scope, root filters and search already on `qb`, a private copy the count

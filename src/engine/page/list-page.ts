@@ -1,12 +1,8 @@
-import type { EntityManager, FilterOptions } from '@mikro-orm/core';
-import type { BoundSchema, ResolvedSortTerm } from '../bind/types.ts';
-import type { KeyContext } from '../cursor/keys.ts';
-import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
-import type { ParsedQuery } from '../syntax/ast.ts';
-import type { EngineSettings, ListContext } from './config.ts';
-import type { ItemWriter } from './item-writer.ts';
+import type { ParsedQuery } from '../../syntax/ast.ts';
+import type { ListContext } from '../config.ts';
+import type { Scope } from '../scope.ts';
+import type { Item } from '../serialize.ts';
 import { openListing } from './listing.ts';
-import type { Item } from './serialize.ts';
 
 /** Paging facts of one page (see docs/pagination.md); `count` only when the request asked for it. */
 export interface PageInfo {
@@ -28,21 +24,6 @@ export interface PageInfo {
 export interface Page<I = Item> {
   readonly items: I[];
   readonly page: PageInfo;
-}
-
-/** Everything one scoped engine needs to list: settings, bound schema, key context, base scope and filters. */
-export interface Scope<C extends ListContext> {
-  readonly settings: EngineSettings<C>;
-  readonly bound: BoundSchema;
-  readonly keys: KeyContext;
-  /** The EntityManager items are hydrated with (in a throw-away fork) when the item writer declines. */
-  readonly em: EntityManager;
-  /** Builds items straight from rows, exactly as serialize() would; undefined when the entity needs hydration. */
-  readonly writer?: ItemWriter | undefined;
-  readonly base: AnyQueryBuilder;
-  readonly filters?: FilterOptions | undefined;
-  /** The engine's `defaultSort`, resolved: the request's keys when it has no `sort`. */
-  readonly defaultSort?: readonly ResolvedSortTerm[] | undefined;
 }
 
 /**

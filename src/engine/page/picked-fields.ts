@@ -1,8 +1,8 @@
 import { ReferenceKind } from '@mikro-orm/core';
-import { publicNameOf } from '../bind/bind-field.ts';
-import type { BoundSchema, SelectedField } from '../bind/types.ts';
-import type { AnyQueryBuilder } from '../plan/apply-resolved.ts';
-import type { Item } from './serialize.ts';
+import type { BoundSchema, SelectedField } from '../../bind/types.ts';
+import type { AnyQueryBuilder } from '../../plan/plan-query.ts';
+import { publicNameOf } from '../../policy/bind-field.ts';
+import type { Item } from '../serialize.ts';
 
 /**
  * Select what a `fields` request reads: the primary key's properties, then the picked ones. A to-one relation

@@ -1,7 +1,7 @@
 import type { EntityMetadata, MetadataStorage, Platform } from '@mikro-orm/core';
-import type { BoundRelation, BoundSchema } from '../bind/types.ts';
-import type { Dialect } from '../dialect/index.ts';
-import { linkOf } from '../plan/correlate.ts';
+import type { BoundRelation, BoundSchema } from '../../bind/types.ts';
+import type { Dialect } from '../../dialect/index.ts';
+import { linkOf } from '../../plan/correlate.ts';
 
 /** One column of an advised index, in index order. */
 export interface IndexColumn {

@@ -1,5 +1,5 @@
 import { invalidParameter } from '../errors.ts';
-import { isKnownParameter, type QueryValues } from '../syntax/parameters.ts';
+import { isKnownParameter, type QueryValues } from './parameters.ts';
 
 /**
  * Turn a raw query string, a URL, URLSearchParams or a framework's query object into QueryValues. Repeated

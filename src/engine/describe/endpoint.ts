@@ -1,10 +1,10 @@
-import { relationItemKey, selectableNames } from '../bind/resolve-fields.ts';
-import type { BoundSchema, FieldKind, Operator } from '../bind/types.ts';
-import type { Dialect } from '../dialect/index.ts';
-import type { Limits } from '../limits.ts';
-import { OPERATORS } from '../policy/options.ts';
-import type { EngineSettings } from './config.ts';
-import { describeItem, type ItemDescription } from './describe-item.ts';
+import { relationItemKey, selectableNames } from '../../bind/resolve-fields.ts';
+import type { BoundSchema, FieldKind, Operator } from '../../bind/types.ts';
+import type { Dialect } from '../../dialect/index.ts';
+import type { Limits } from '../../limits.ts';
+import { OPERATORS } from '../../policy/options.ts';
+import type { EngineSettings } from '../config.ts';
+import { describeItem, type ItemDescription } from './item.ts';
 
 /** A public field: its name, kind, and what clients may do with it. */
 export interface FieldDescription {

@@ -2,10 +2,10 @@ import type { EntityManager, EntityMetadata, EntityName, MetadataStorage, MikroO
 import { EntitySchema } from '@mikro-orm/core';
 import { type Dialect, dialectFor } from '../dialect/index.ts';
 import { invalidSchema } from '../errors.ts';
-import type { ExposedRelation, Policy } from '../policy/schema.ts';
 import { bindField } from './bind-field.ts';
 import { bindRelationProperty } from './bind-relation.ts';
-import type { BoundField, BoundKeyColumn, BoundRelation, BoundSchema } from './types.ts';
+import type { BoundField, BoundKeyColumn, BoundRelation, BoundSchema } from './bound-schema.ts';
+import type { Declarations, DeclaredRelation } from './declarations.ts';
 
 /** What binding needs from an ORM: one metadata storage, its platform and the platform's dialect. */
 export interface BindContext {
@@ -16,21 +16,21 @@ export interface BindContext {
 
 /** One relation hop on the way from the root policy, for cycle messages. */
 interface Step {
-  readonly policy: Policy;
+  readonly policy: Declarations;
   readonly label: string;
 }
 
-const cache = new WeakMap<Policy, WeakMap<MetadataStorage, BoundSchema>>();
+const cache = new WeakMap<Declarations, WeakMap<MetadataStorage, BoundSchema>>();
 
 /** Resolve a policy against the metadata of an ORM or EntityManager, once per (policy, metadata). */
-export function bindPolicy(policy: Policy, orm: MikroORM | EntityManager): BoundSchema {
+export function bindPolicy(policy: Declarations, orm: MikroORM | EntityManager): BoundSchema {
   const em: EntityManager = 'getPlatform' in orm ? orm : orm.em;
   const platform = em.getPlatform();
   // Detected here, once per platform: every later stage reads it with dialectFor(bound.platform).
   return bindWith(policy, { metadata: em.getMetadata(), platform, dialect: dialectFor(platform) }, []);
 }
 
-function bindWith(policy: Policy, ctx: BindContext, path: readonly Step[]): BoundSchema {
+function bindWith(policy: Declarations, ctx: BindContext, path: readonly Step[]): BoundSchema {
   const hit = cache.get(policy)?.get(ctx.metadata);
   if (hit) return hit;
   const meta = findMetadata(policy.entity, ctx.metadata);
@@ -58,9 +58,9 @@ function bindWith(policy: Policy, ctx: BindContext, path: readonly Step[]): Boun
 
 function bindRelation(
   meta: EntityMetadata,
-  entry: ExposedRelation,
+  entry: DeclaredRelation,
   ctx: BindContext,
-  owner: Policy,
+  owner: Declarations,
   path: readonly Step[],
 ): BoundRelation {
   const nested = typeof entry.nested === 'function' ? entry.nested() : entry.nested;
@@ -126,6 +126,6 @@ function primaryKeyOf(meta: EntityMetadata): readonly BoundKeyColumn[] {
   return Object.freeze(out);
 }
 
-function isPolicy(value: unknown): value is Policy {
+function isPolicy(value: unknown): value is Declarations {
   return typeof value === 'object' && value !== null && 'entity' in value && 'entries' in value && 'bind' in value;
 }

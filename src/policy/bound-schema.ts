@@ -1,0 +1,76 @@
+import type { EntityMetadata, EntityProperty, Platform } from '@mikro-orm/core';
+import type { Operator } from './options.ts';
+
+/** Field kinds listql can filter and sort (docs/policy.md); every other MikroORM type is refused at bind. */
+export type FieldKind =
+  | 'string'
+  | 'enum'
+  | 'uuid'
+  | 'integer'
+  | 'bigint'
+  | 'decimal'
+  | 'float'
+  | 'boolean'
+  | 'datetime'
+  | 'date';
+
+/** A scalar property, resolved against metadata once at bind time. */
+export interface BoundField {
+  readonly publicName: string;
+  /** MikroORM property name. */
+  readonly property: string;
+  /** Database column (one column per scalar). */
+  readonly column: string;
+  readonly kind: FieldKind;
+  readonly nullable: boolean;
+  /** Operators the policy allows; empty when the field is not filterable. */
+  readonly operators: ReadonlySet<Operator>;
+  readonly filterable: boolean;
+  readonly sortable: boolean;
+  /** Whether `fields=` may name it (true unless the policy says `selectable(false)`). */
+  readonly selectable: boolean;
+  /** Allowed values of an enum field. */
+  readonly enumItems?: readonly (string | number)[];
+  /** For integer and bigint fields: the values the MikroORM type allows (integer 32-bit, smallint 16 …). */
+  readonly range?: { readonly min: bigint; readonly max: bigint };
+  /** For datetime fields: whether the column keeps a time zone (literals must then carry an offset). */
+  readonly timezone?: boolean;
+  /** The MikroORM property, for type conversion through `customType`. */
+  readonly prop: EntityProperty;
+}
+
+/** A relation the policy exposes, resolved against metadata once at bind time. */
+export interface BoundRelation {
+  readonly publicName: string;
+  /** MikroORM property name on the owning entity. */
+  readonly property: string;
+  /** `one` for m:1 and 1:1 (either side), `many` for 1:m and m:n (either side). */
+  readonly cardinality: 'one' | 'many';
+  /** The MikroORM property (kind, owner, joinColumns, pivotTable …). */
+  readonly prop: EntityProperty;
+  /** The nested bound schema of the target. */
+  readonly target: BoundSchema;
+  /** To-one only: `relation(…, { nullCheck: true })` lets clients write `<relation> is null` / `is not null`. */
+  readonly nullCheck?: boolean;
+}
+
+/** One column of the root primary key, used for tie-breakers and cursors. */
+export interface BoundKeyColumn {
+  /** Property name of the key (an m:1 key property may span several columns). */
+  readonly property: string;
+  readonly column: string;
+}
+
+/** A policy resolved against one ORM's metadata: what clients may reach, and how it maps to SQL. */
+export interface BoundSchema {
+  /** Entity class name. */
+  readonly entityName: string;
+  readonly meta: EntityMetadata;
+  readonly platform: Platform;
+  /** Exposed scalar fields by public name. */
+  readonly fields: ReadonlyMap<string, BoundField>;
+  /** Exposed relations by public name. */
+  readonly relations: ReadonlyMap<string, BoundRelation>;
+  /** Every primary-key column, in metadata order. */
+  readonly primaryKey: readonly BoundKeyColumn[];
+}
