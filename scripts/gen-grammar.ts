@@ -4,7 +4,7 @@
  *
  * The module holds the text of grammar.ohm byte for byte and Ohm's ahead-of-time recipe of it: building the
  * grammar from the recipe skips compiling the grammar text, which is most of what Ohm costs the first time.
- * grammar.ohm stays the single source of truth; test/syntax-grammar-source.test.ts fails when the two disagree.
+ * grammar.ohm stays the single source of truth; test/syntax/grammar-source.test.ts fails when the two disagree.
  *
  * `--check` writes nothing and exits non-zero when the committed module is stale (CI runs it before the build).
  */
@@ -20,7 +20,7 @@ export const MODULE_FILE = 'src/syntax/grammar-source.ts';
 /** Render the generated module for the text of grammar.ohm. */
 export function grammarModule(source: string): string {
   return `// GENERATED from ${GRAMMAR_FILE} by \`npm run gen:grammar\` (scripts/gen-grammar.ts); \`npm run build\` runs it too.
-// Do not edit: edit ${GRAMMAR_FILE}, then regenerate. test/syntax-grammar-source.test.ts checks that they agree.
+// Do not edit: edit ${GRAMMAR_FILE}, then regenerate. test/syntax/grammar-source.test.ts checks that they agree.
 
 /** The text of ${GRAMMAR_FILE}, byte for byte: the normative filter grammar (REST grammar v1). */
 export const GRAMMAR_SOURCE: string = \`${templateText(source)}\`;

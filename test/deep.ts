@@ -11,7 +11,7 @@ const seed = process.env.LISTQL_SEED ?? String((Date.now() ^ (process.pid << 8))
 const factor = process.env.LISTQL_DEEP_FACTOR ?? '25';
 process.stdout.write(`listql deep run: LISTQL_SEED=${seed} LISTQL_DEEP_FACTOR=${factor}\n`);
 
-const child = spawn(process.execPath, ['test/run.ts', 'property-', 'fuzz-', 'isolation'], {
+const child = spawn(process.execPath, ['test/run.ts', 'properties/'], {
   cwd: fileURLToPath(new URL('..', import.meta.url)),
   stdio: 'inherit',
   env: { ...process.env, LISTQL_DEEP: '1', LISTQL_SEED: seed, LISTQL_DEEP_FACTOR: factor },

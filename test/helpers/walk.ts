@@ -5,7 +5,7 @@
  */
 import * as assert from 'uvu/assert';
 import type { ScopedEngine } from '../../src/engine/index.ts';
-import type { Page } from '../../src/engine/list.ts';
+import type { Page } from '../../src/engine/page/list-page.ts';
 
 /** A value the database orders the same way JavaScript's `<` does (ASCII strings, numbers, bigints). */
 export type Comparable = string | number | bigint | null;

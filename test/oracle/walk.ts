@@ -4,7 +4,7 @@
  */
 import * as assert from 'uvu/assert';
 import type { ScopedEngine } from '../../src/engine/index.ts';
-import type { Page } from '../../src/engine/list.ts';
+import type { Page } from '../../src/engine/page/list-page.ts';
 
 /** What a walk saw: every item id in order, and the pages' sizes and counts. */
 export interface WalkResult {

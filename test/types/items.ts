@@ -4,7 +4,7 @@
  */
 import type { MikroORM } from '@mikro-orm/core';
 import { createEngine, type Engine, type ListItem, type PolicyItem, schema } from '../../src/index.ts';
-import type { AnyQueryBuilder } from '../../src/plan/apply-resolved.ts';
+import type { AnyQueryBuilder } from '../../src/plan/plan-query.ts';
 import { Invoice } from './decorated.ts';
 import { Article, type Author, LabelSchema, LooseSchema, Task, type User } from './entities.ts';
 

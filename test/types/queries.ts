@@ -6,7 +6,7 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { createEngine, fromQueryString, type ListParameters, type Policy, schema } from '../../src/index.ts';
-import type { AnyQueryBuilder } from '../../src/plan/apply-resolved.ts';
+import type { AnyQueryBuilder } from '../../src/plan/plan-query.ts';
 import { LabelSchema, Project, Task, User } from './entities.ts';
 
 declare const orm: MikroORM;

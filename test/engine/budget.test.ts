@@ -1,0 +1,213 @@
+/**
+ * The cost budget (maxSubqueries, maxSubqueryDepth, maxSortJoins, maxInValuesTotal): a request over it is a
+ * positioned `limit_exceeded` naming the budget, raised before any query, on list() and apply() alike; a request
+ * at the budget runs. describe() and toOpenAPI() report it.
+ */
+import type { EntityManager } from '@mikro-orm/core';
+import * as assert from 'uvu/assert';
+import { Author, Book, ENTITIES, Review, Tag } from '../../examples/bookstore/entities.ts';
+import { bookPolicy } from '../../examples/bookstore/policies.ts';
+import { seed } from '../../examples/bookstore/seed.ts';
+import {
+  apply,
+  createEngine,
+  DEFAULT_LIMITS,
+  execute,
+  filterable,
+  isListError,
+  type Limits,
+  parseHTTP,
+  schema,
+  sortable,
+  toOpenAPI,
+} from '../../src/index.ts';
+import { captureDriver } from '../helpers/capture.ts';
+import { eachDialect } from '../helpers/db.ts';
+
+/** authors → books → tags → books → reviews: a permissive policy, deep enough to cross the depth budget. */
+function deepPolicy() {
+  const reviews = schema(Review).expose('stars', filterable());
+  const innerBooks = schema(Book).expose('year', filterable()).relation('reviews', reviews);
+  const tags = schema(Tag).expose('name', filterable()).relation('books', innerBooks);
+  const books = schema(Book).expose('year', filterable()).relation('tags', tags).relation('reviews', reviews);
+  return schema(Author).expose('id', sortable()).expose('name', filterable(), sortable()).relation('books', books);
+}
+
+const Q = `reviews/any(r: r/stars gt 4)`;
+const or = (n: number, term = Q) => Array.from({ length: n }, () => term).join(' or ');
+/** The byte offset of the `n`th (0-based) term of `or(…)`. */
+const nth = (n: number, term = Q) => n * (term.length + 4);
+
+interface Row {
+  readonly name: string;
+  readonly endpoint?: 'books' | 'authors';
+  readonly query: Record<string, string>;
+  readonly limits?: Partial<Limits>;
+  /** Expected: accepted (runs), or [parameter, byte offset, budget named in the message]. */
+  readonly error?: readonly [string, number, string];
+}
+
+const ROWS: readonly Row[] = [
+  { name: '8 quantifiers: at maxSubqueries', query: { filter: or(8) } },
+  {
+    name: '9 quantifiers: the 9th crosses maxSubqueries',
+    query: { filter: or(9) },
+    error: ['filter', nth(8), 'maxSubqueries'],
+  },
+  { name: '4 quantifiers with count: 8 (count runs each again)', query: { filter: or(4), count: 'true' } },
+  {
+    name: '5 quantifiers with count: the 5th crosses maxSubqueries',
+    query: { filter: or(5), count: 'true' },
+    error: ['filter', nth(4), 'maxSubqueries'],
+  },
+  {
+    name: 'a sort through a relation runs each again: 4 quantifiers sorted by author/name is 8',
+    query: { filter: or(4), sort: 'author/name' },
+  },
+  {
+    name: 'count and a relation sort: each runs 3 times, the 3rd quantifier crosses',
+    query: { filter: or(3), sort: 'author/name', count: 'true' },
+    error: ['filter', nth(2), 'maxSubqueries'],
+  },
+  { name: 'a to-one path is one sub-query: 8 accepted', query: { filter: or(8, "author/name eq 'x'") } },
+  {
+    name: 'a to-one path is one sub-query: the 9th crosses',
+    query: { filter: `id eq 1 and (${or(9, "author/name eq 'x'")})` },
+    error: ['filter', 'id eq 1 and ('.length + nth(8, "author/name eq 'x'"), 'maxSubqueries'],
+  },
+  { name: 'not and and count their operands', query: { filter: `not (${or(4)}) and ${or(4)}` } },
+  {
+    name: 'a configured maxSubqueries of 9 accepts 9',
+    query: { filter: or(9) },
+    limits: { maxSubqueries: 9 },
+  },
+  {
+    name: 'depth 2 is at maxSubqueryDepth',
+    endpoint: 'authors',
+    query: { filter: "books/any(b: b/tags/any(t: t/name eq 'x'))" },
+  },
+  {
+    name: 'depth 3: the innermost quantifier crosses maxSubqueryDepth',
+    endpoint: 'authors',
+    query: { filter: 'books/any(b: b/tags/any(t: t/books/any(c: c/year gt 2100)))' },
+    error: ['filter', 'books/any(b: b/tags/any(t: '.length, 'maxSubqueryDepth'],
+  },
+  {
+    name: 'a to-one path adds a sub-query, not depth',
+    query: { filter: "author/name eq 'x' or reviews/any(r: r/stars gt 4)" },
+    limits: { maxSubqueryDepth: 1, maxSubqueries: 2 },
+  },
+  {
+    name: 'a configured maxSubqueryDepth of 4 accepts depth 4',
+    endpoint: 'authors',
+    query: { filter: 'books/any(b: b/tags/any(t: t/books/any(c: c/reviews/any(r: r/stars gt 99))))' },
+    limits: { maxSubqueryDepth: 4 },
+  },
+  {
+    name: 'a configured maxSubqueryDepth of 1 refuses a nested any',
+    endpoint: 'authors',
+    query: { filter: "name eq 'x' or books/any(b: b/tags/any(t: t/name eq 'x'))" },
+    limits: { maxSubqueryDepth: 1 },
+    error: ['filter', "name eq 'x' or books/any(b: ".length, 'maxSubqueryDepth'],
+  },
+  { name: 'two relations sorted through: at maxSortJoins', query: { sort: 'author/name,-publisher/name,author/born' } },
+  {
+    name: 'keys through one relation join it once',
+    query: { sort: 'author/name,-author/born' },
+    limits: { maxSortJoins: 1 },
+  },
+  {
+    name: 'a second relation crosses a maxSortJoins of 1',
+    query: { sort: 'author/name,-year,publisher/name' },
+    limits: { maxSortJoins: 1 },
+    error: ['sort', 'author/name,-year,'.length, 'maxSortJoins'],
+  },
+  {
+    name: 'in values at maxInValuesTotal',
+    query: { filter: 'id in (1, 2) or id in (3)' },
+    limits: { maxInValuesTotal: 3 },
+  },
+  {
+    name: 'the in list that crosses maxInValuesTotal',
+    query: { filter: 'id in (1, 2) or id in (3, 4)' },
+    limits: { maxInValuesTotal: 3 },
+    error: ['filter', 'id in (1, 2) or '.length, 'maxInValuesTotal'],
+  },
+];
+
+function baseOf(em: EntityManager, endpoint: 'books' | 'authors') {
+  const e = em as unknown as { createQueryBuilder(entity: unknown, alias: string): any };
+  return endpoint === 'books' ? e.createQueryBuilder(Book, 'b') : e.createQueryBuilder(Author, 'a');
+}
+
+eachDialect('engine budget', { entities: ENTITIES, seed }, (test) => {
+  for (const row of ROWS) {
+    test(`list: ${row.name}`, async ({ em }) => {
+      const endpoint = row.endpoint ?? 'books';
+      const engine = createEngine(em, {
+        policy: endpoint === 'books' ? bookPolicy : deepPolicy(),
+        allowCount: true,
+        ...(row.limits ? { limits: row.limits } : {}),
+      });
+      const { result, calls } = await captureDriver(() =>
+        engine
+          .from(baseOf(em, endpoint))
+          .list(row.query)
+          .then(
+            (page) => page,
+            (err: unknown) => err,
+          ),
+      );
+      if (!row.error) {
+        assert.ok(!(result instanceof Error), `accepted and run: ${String(result)}`);
+        assert.ok(calls.length >= 1);
+        return;
+      }
+      if (!isListError(result)) throw new Error(`expected a ListError, got ${String(result)}`);
+      const [parameter, offset, budget] = row.error;
+      assert.equal([result.code, result.parameter, result.position?.offset], ['limit_exceeded', parameter, offset]);
+      assert.ok(result.message.includes(budget), result.message);
+      assert.is(result.status, 400);
+      assert.is(calls.length, 0, 'no query ran');
+    });
+  }
+
+  test('apply() checks the budget too: the defaults, or options.limits', async ({ em }) => {
+    const bound = bookPolicy.bind(em);
+    const parsed = parseHTTP({ filter: or(9) });
+    try {
+      apply(baseOf(em, 'books'), bound, parsed);
+      assert.unreachable('9 sub-queries must be refused');
+    } catch (err) {
+      if (!isListError(err)) throw err;
+      assert.equal([err.code, err.parameter, err.position?.offset], ['limit_exceeded', 'filter', nth(8)]);
+    }
+    const rows = await execute(apply(baseOf(em, 'books'), bound, parsed, { limits: { maxSubqueries: 9 } }));
+    assert.ok(rows.length > 0);
+  });
+
+  test('describe() and toOpenAPI() report the budget', ({ em }) => {
+    const engine = createEngine(em, { policy: bookPolicy, limits: { maxSortJoins: 1 } });
+    const { limits } = engine.describe();
+    assert.equal(
+      [limits.maxSubqueries, limits.maxSubqueryDepth, limits.maxSortJoins, limits.maxInValuesTotal],
+      [DEFAULT_LIMITS.maxSubqueries, DEFAULT_LIMITS.maxSubqueryDepth, 1, DEFAULT_LIMITS.maxInValuesTotal],
+    );
+    const doc = JSON.stringify(toOpenAPI(engine.describe(), { path: '/books', title: 'Books', version: '1' }));
+    assert.ok(doc.includes(`at most ${DEFAULT_LIMITS.maxSubqueries} relationship sub-queries`), doc);
+    assert.ok(doc.includes('At most 1 relations may be sorted through'));
+  });
+
+  test('the budget settings are validated like every limit', ({ em }) => {
+    for (const bad of [0, -1, 1.5]) {
+      try {
+        createEngine(em, { policy: bookPolicy, limits: { maxSubqueries: bad } });
+        assert.unreachable(`maxSubqueries ${bad}`);
+      } catch (err) {
+        if (!isListError(err)) throw err;
+        assert.is(err.code, 'invalid_schema');
+        assert.ok(err.message.includes('limits.maxSubqueries'), err.message);
+      }
+    }
+  });
+});

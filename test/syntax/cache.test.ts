@@ -1,0 +1,48 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ListError } from '../../src/errors.ts';
+import { DEFAULT_LIMITS } from '../../src/limits.ts';
+import { LruCache } from '../../src/syntax/cache.ts';
+import { parseFilter } from '../../src/syntax/index.ts';
+
+test('the same filter under the same limits is parsed once and shared', () => {
+  const text = "name eq 'cached' and stock gt 1";
+  const first = parseFilter(text);
+  assert.is(parseFilter(text), first);
+  assert.is(parseFilter(text, { ...DEFAULT_LIMITS }), first, 'equal limits in a new object still hit');
+});
+
+test('a filter accepted under loose limits is still rejected under strict ones', () => {
+  const text = "name eq 'strict' and stock gt 1";
+  parseFilter(text);
+  try {
+    parseFilter(text, { ...DEFAULT_LIMITS, maxNodes: 2 });
+    assert.unreachable('should have thrown');
+  } catch (err) {
+    assert.instance(err, ListError);
+    assert.is((err as ListError).code, 'limit_exceeded');
+  }
+});
+
+test('rejected filters are not cached: each call reports its own error', () => {
+  for (let i = 0; i < 2; i++) {
+    assert.throws(
+      () => parseFilter('age gt(18)'),
+      (err: unknown) => (err as ListError).code === 'invalid_syntax' && (err as ListError).position?.offset === 6,
+    );
+  }
+});
+
+test('the cache evicts the least recently used entry past its bound', () => {
+  const cache = new LruCache<number>(2);
+  cache.set('a', 1);
+  cache.set('b', 2);
+  assert.is(cache.get('a'), 1); // a is now the most recent
+  cache.set('c', 3);
+  assert.is(cache.get('b'), undefined);
+  assert.is(cache.get('a'), 1);
+  assert.is(cache.get('c'), 3);
+  assert.is(cache.size, 2);
+});
+
+test.run();
