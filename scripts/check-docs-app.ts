@@ -93,6 +93,9 @@ export class Task {
 }
 `;
 
+/** The entity classes of ENTITIES_SOURCE, each a global value and type of the snippets. */
+const ENTITY_NAMES = ['Publisher', 'Author', 'Tag', 'Book', 'Review', 'Product', 'User', 'Project', 'Task'];
+
 /** `app.d.ts` of the snippet project: the globals every snippet may use. */
 export const APP_SOURCE = `import type { IncomingMessage } from 'node:http';
 import type { EntityManager, MikroORM, QueryBuilder } from '@mikro-orm/postgresql';
@@ -102,24 +105,7 @@ import type * as E from './entities';
 
 declare global {
   // The entities (also importable from './entities').
-  var Publisher: typeof E.Publisher;
-  type Publisher = E.Publisher;
-  var Author: typeof E.Author;
-  type Author = E.Author;
-  var Tag: typeof E.Tag;
-  type Tag = E.Tag;
-  var Book: typeof E.Book;
-  type Book = E.Book;
-  var Review: typeof E.Review;
-  type Review = E.Review;
-  var Product: typeof E.Product;
-  type Product = E.Product;
-  var User: typeof E.User;
-  type User = E.User;
-  var Project: typeof E.Project;
-  type Project = E.Project;
-  var Task: typeof E.Task;
-  type Task = E.Task;
+${ENTITY_NAMES.map((n) => `  var ${n}: typeof E.${n};\n  type ${n} = E.${n};`).join('\n')}
 
   // The application: its ORM, a request's EntityManager, its Express app, its logger and helpers.
   var orm: MikroORM;
