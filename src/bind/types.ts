@@ -150,6 +150,41 @@ export interface ResolvedQuery {
   readonly search?: string;
   /** `fields`: the root fields the items carry (the primary key always, besides), in the order requested. */
   readonly fields?: readonly SelectedField[];
+  /** Nested selections of related objects (`author(name)`, `reviews(stars)`), in the order requested. */
+  readonly selections?: readonly ResolvedSelection[];
+}
+
+/**
+ * One nested selection, resolved against the policy: which relation, under which item key, what its items carry,
+ * and (to-many) the list parameters of each parent's page. A level runs one statement for all its parents.
+ */
+export interface ResolvedSelection {
+  /** The item key the nested result appears under (the alias, else the relation's public name). */
+  readonly key: string;
+  /** Dotted path of output keys from the root (`reviews`, `reviews.author`): how its parameters are named. */
+  readonly path: string;
+  readonly relation: BoundRelation;
+  /** The target's fields the nested items carry (the target's primary key always, besides), in order requested. */
+  readonly fields: readonly SelectedField[];
+  /** Selections nested inside this one. */
+  readonly children: readonly ResolvedSelection[];
+  /**
+   * To-many only: each parent's page (filter and sort resolved against the target policy, the relation's
+   * defaultSort when no sort was given, paging within the relation's own defaultLimit/maxLimit). Absent for to-one.
+   */
+  readonly list?: ResolvedNestedList;
+}
+
+/** The list parameters of a nested to-many selection, resolved and checked (limit ≤ the relation's maxLimit). */
+export interface ResolvedNestedList {
+  readonly filter?: ResolvedFilter;
+  readonly sort: readonly ResolvedSortTerm[];
+  /** Rows per parent (the relation's defaultLimit when none was given). */
+  readonly limit: number;
+  readonly offset: number;
+  /** A nested cursor: it names the parent whose list it continues (other parents' lists start at the beginning). */
+  readonly cursor?: string;
+  readonly count: boolean;
 }
 
 /** A root property a request picked with `fields`: its item key and its MikroORM property name. */

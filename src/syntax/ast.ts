@@ -144,6 +144,37 @@ export interface ParsedQuery {
   /** `count=true` (exact), `count=false`, or `count=estimated` (the database planner's estimate). */
   readonly count?: boolean | 'estimated';
   readonly search?: string;
-  /** `fields`: root field names, in the order written, no duplicates. */
-  readonly fields?: readonly Ident[];
+  /**
+   * `fields`: root field names, in the order written, no output key twice; a name may carry a nested selection
+   * (`author(name)`, `reviews(stars,body)`, `best:reviews(stars)`).
+   */
+  readonly fields?: readonly FieldSelection[];
+  /**
+   * The list parameters of nested to-many selections, by dotted output-key path (`reviews`, `reviews.comments`,
+   * `best`): `reviews.filter=…&reviews.limit=3` gives `{ reviews: { filter, limit } }`. Which paths a request may
+   * name is decided against its `fields` and the policy, when the request is bound.
+   */
+  readonly nested?: Readonly<Record<string, NestedParameters>>;
+}
+
+/**
+ * One entry of `fields`: a name (`span` covers it), optionally an alias written before it (`best:reviews(…)`), and,
+ * when it names a relation with parentheses, the nested selection inside them.
+ */
+export interface FieldSelection extends Ident {
+  /** `alias:` written before a nested selection: the item key the nested result appears under. */
+  readonly alias?: Ident;
+  /** The names inside `( … )`; absent when the name was written without parentheses. Never empty. */
+  readonly children?: readonly FieldSelection[];
+}
+
+/** The list parameters a nested to-many selection takes, named `<path>.<parameter>` in a request. */
+export interface NestedParameters {
+  readonly filter?: FilterNode;
+  readonly sort?: readonly SortTerm[];
+  readonly limit?: number;
+  readonly offset?: number;
+  readonly cursor?: string;
+  /** `count=true` only (exact, per parent); `estimated` is refused for nested lists. */
+  readonly count?: boolean;
 }
