@@ -2,7 +2,8 @@ import type { QueryBuilder } from '@mikro-orm/sql';
 import { suggestion } from '../bind/suggest.ts';
 import { invalidParameter } from '../errors.ts';
 import type { ParsedQuery } from '../syntax/ast.ts';
-import { isKnownParameter, KNOWN_PARAMETERS, type ListParameters, type QueryValues } from '../syntax/parameters.ts';
+import { withFieldsText } from '../syntax/fields-object.ts';
+import { isListParameterName, KNOWN_PARAMETERS, type ListParameters, type QueryValues } from '../syntax/parameters.ts';
 import { checkBracketNames, parseHTTP } from '../syntax/parse-http.ts';
 import { fromQueryString } from '../syntax/query-string.ts';
 import type { EngineSettings } from './config.ts';
@@ -35,17 +36,21 @@ export function parseRequest(query: QueryInput, settings: EngineSettings<any>): 
     typeof query === 'string' || query instanceof URLSearchParams ? fromQueryString(query) : (query as QueryValues);
   // `filter[name]=x` first: its message says what to write instead.
   checkBracketNames(values);
-  if (settings.unknownParameters === 'reject' || isObjectForm(query)) rejectUnknownParameters(values);
-  return parseHTTP(values, { limits: settings.limits });
+  const objectForm = isObjectForm(query);
+  if (settings.unknownParameters === 'reject' || objectForm) rejectUnknownParameters(values);
+  // The object form's `fields: ['id', { author: ['name'] }]` becomes its text, for the one parser of fields.
+  const written = objectForm ? withFieldsText(values, settings.limits.maxQueryBytes) : values;
+  return parseHTTP(written, { limits: settings.limits });
 }
 
 /**
  * Refuse the first parameter the endpoint does not read, naming it and the closest name it reads; `known` tells the
- * names it reads (nested names such as `reviews.limit` can join them here).
+ * names it reads: by default the list parameters and the path-named ones of nested lists (`reviews.limit`), whose
+ * paths are checked against `fields` when the request is bound.
  */
 export function rejectUnknownParameters(
   query: QueryValues,
-  known: (name: string) => boolean = isKnownParameter,
+  known: (name: string) => boolean = isListParameterName,
   names: readonly string[] = KNOWN_PARAMETERS,
 ): void {
   for (const name of Object.keys(query)) {

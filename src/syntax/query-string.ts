@@ -1,5 +1,5 @@
 import { invalidParameter } from '../errors.ts';
-import { isKnownParameter, type QueryValues } from './parameters.ts';
+import { isListParameterName, type QueryValues } from './parameters.ts';
 
 /**
  * Turn a raw query string, a URL, URLSearchParams or a framework's query object into QueryValues. Repeated
@@ -38,7 +38,7 @@ function parseQuery(query: string): QueryValues {
     if (name === undefined) continue;
     const value = eq < 0 ? '' : decode(part.slice(eq + 1));
     if (value === undefined) {
-      if (isKnownParameter(name)) throw invalidParameter(name, `${name} is not valid UTF-8`);
+      if (isListParameterName(name)) throw invalidParameter(name, `${name} is not valid UTF-8`);
       continue;
     }
     add(out, name, value);
@@ -111,7 +111,7 @@ function fromObject(input: Record<string, unknown>): QueryValues {
     if (value === undefined) continue;
     if (typeof value === 'string') out[name] = value;
     else if (Array.isArray(value) && value.every((v): v is string => typeof v === 'string')) out[name] = [...value];
-    else if (isKnownParameter(name)) throw invalidParameter(name, `${name} must be a string`);
+    else if (isListParameterName(name)) throw invalidParameter(name, `${name} must be a string`);
   }
   return out;
 }

@@ -28,6 +28,7 @@ import {
   scalarArb,
   sortArb,
 } from '../oracle/fuzz.ts';
+import { soupArb as fieldsSoup, mutatedArb as mutatedFields, validArb as validFields } from '../syntax/fields-cases.ts';
 
 /** One input may take at most this long: anything slower counts as a hang. */
 const HANG_MS = 1000;
@@ -94,6 +95,27 @@ const validFilter = fc
   .tuple(filterArb(productSpec, { depth: 3, hops: 0, quantifiers: 0 }), spacingArb)
   .map(([f, s]) => printFilter(f, s));
 
+/** A nested parameter's name: a path of keys (some not names at all) and a parameter (some not listql's). */
+const nestedNameArb = fc
+  .tuple(
+    fc.array(fc.constantFrom('reviews', 'best', 'tags', 'a', '__proto__', 'constructor', '', '1a', 'é', 'a-b'), {
+      minLength: 1,
+      maxLength: 5,
+    }),
+    fc.constantFrom('filter', 'sort', 'limit', 'offset', 'cursor', 'count', 'fields', 'search', 'Filter', 'x', ''),
+  )
+  .map(([keys, parameter]) => `${keys.join('.')}.${parameter}`);
+
+/** A value any nested parameter might get: a filter (valid or mutated), a sort, a cursor or a scalar. */
+const nestedValueArb = fc
+  .oneof(validFilter, mutationArb(validFilter), sortArb, cursorArb, scalarArb, fc.constantFrom('true', 'estimated'))
+  .filter(wellFormed);
+
+/** Up to six nested parameters (names repeat, so duplicates and shared paths happen) beside a nested `fields`. */
+const nestedQueryArb = fc
+  .tuple(fc.array(fc.tuple(nestedNameArb, nestedValueArb), { maxLength: 6 }), validFields)
+  .map(([parts, fields]) => [...parts, ['fields', fields] as [string, string]]);
+
 const FAMILIES: readonly { name: string; runs: number; run: (runs: number) => Promise<void> }[] = [
   { name: 'whole raw query strings', runs: 12000, run: (n) => fuzz(rawQueryArb, n, (q) => q) },
   {
@@ -139,6 +161,19 @@ const FAMILIES: readonly { name: string; runs: number; run: (runs: number) => Pr
       fuzz(fc.tuple(fc.constantFrom('limit', 'offset', 'count', 'search'), scalarArb), n, ([k, v]) => ({ [k]: v })),
   },
   { name: 'framework query objects of the wrong shape', runs: 3000, run: (n) => fuzz(objectQueryArb, n, (o) => o) },
+  {
+    name: 'fields: nested and aliased selections, their mutations, token soup',
+    runs: 4000,
+    run: (n) =>
+      fuzz(fc.oneof(validFields, mutatedFields, fieldsSoup), n, (f) =>
+        wellFormed(f) ? `fields=${encodeURIComponent(f)}` : { fields: f },
+      ),
+  },
+  {
+    name: 'path-named parameters of nested lists: random names, values and repeats',
+    runs: 4000,
+    run: (n) => fuzz(nestedQueryArb, n, (parts) => parts.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')),
+  },
 ];
 
 test.before(async () => {
