@@ -21,15 +21,19 @@ export {
   type ListContext,
   type ListItem,
   type ListParameters,
+  type NestedItems,
   type Page,
   type PageInfo,
   type PolicyEntity,
   type PolicyItem,
   type QueryInput,
   type RelationDescription,
+  type RelationSelectDescription,
   type SchemaDescription,
   type ScopedEngine,
   type SearchCallback,
+  type SelectedItem,
+  type Selection,
 } from './engine/index.ts';
 export {
   ERROR_STATUS,
@@ -57,8 +61,10 @@ export {
   type FilterConditions,
   prepareFilters,
 } from './plan/index.ts';
-export type { BoundField, BoundRelation, BoundSchema, FieldKind } from './policy/bound-schema.ts';
+export type { BoundField, BoundRelation, BoundSchema, BoundSelection, FieldKind } from './policy/bound-schema.ts';
 export {
+  type ExposedFields,
+  type ExposedRelations,
   type FieldOption,
   type FieldOptionFor,
   filterable,
@@ -66,7 +72,13 @@ export {
   type OperatorsFor,
   Policy,
   PublicNames,
+  type RelationArgument,
   type RelationKey,
+  type RelationOptions,
+  type RelationSelectableOption,
+  type RelationSelectOptions,
+  type RelationType,
+  type RelationTypes,
   type ScalarKey,
   schema,
   selectable,
@@ -82,5 +94,6 @@ export type {
   SortTerm,
   Span,
 } from './syntax/ast.ts';
+export type { FieldsObject } from './syntax/fields-object.ts';
 export { type ParseOptions, parseFilter, parseHTTP, parseSort, type QueryValues } from './syntax/index.ts';
 export { fromQueryString } from './syntax/query-string.ts';

@@ -35,6 +35,17 @@ export interface Limits {
   readonly maxSortJoins: number;
   /** Cost budget: values in all `in` / `not in` lists of `filter` together. */
   readonly maxInValuesTotal: number;
+  /**
+   * Nesting of related-object selections in `fields`: `reviews(author(books(title)))` is 3. A policy whose selectable
+   * relations nest deeper is refused at createEngine; a deeper request is `limit_exceeded` at the name that crosses.
+   */
+  readonly maxSelectionDepth: number;
+  /**
+   * Cost budget of a request that selects related objects: the rows it may answer at every level together, the top
+   * page plus, per nested level, its parents × (offset + limit) for a list and its parents × 1 for a to-one object.
+   * Checked before any statement; a request without nested selections is bounded by `maxLimit` alone.
+   */
+  readonly maxTreeRows: number;
 }
 
 /** Open parentheses nested at once in `filter`; fixed, not configurable. */
@@ -58,6 +69,8 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxSubqueryDepth: 2,
   maxSortJoins: 2,
   maxInValuesTotal: 200,
+  maxSelectionDepth: 3,
+  maxTreeRows: 2000,
 });
 
 /** Defaults of the paging bounds (see docs/pagination.md, Limits). */

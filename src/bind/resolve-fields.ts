@@ -8,7 +8,8 @@ import type { BoundRelation, BoundSchema, SelectedField } from './types.ts';
 /**
  * Resolve the names of `fields` to root properties: each must be an exposed, selectable field, a primary-key
  * property (which every item carries anyway), or an exposed to-one relation whose key the root row holds (items
- * carry that key under its serialized name); throws `unknown_field` or `field_not_selectable` at the name.
+ * carry that key under its serialized name); throws `unknown_field` or `field_not_selectable` at the name. Names
+ * with a nested selection (`author(name)`) are resolve-selection.ts's; this resolves the flat names of one level.
  *
  * @example resolveFields(bound, parseFields('title,price')) // [{ publicName: 'title', property: 'title' }, …]
  */
@@ -25,7 +26,9 @@ export function resolveFields(bound: BoundSchema, names: readonly Ident[]): read
       const itemKey = relationItemKey(relation);
       if (itemKey !== undefined) return { publicName: itemKey, property: relation.property };
       const why = relation.cardinality === 'many' ? 'a to-many relation' : 'a to-one relation whose key items lack';
-      return fail('field_not_selectable', `'${name}' is ${why}: fields cannot select it`, position);
+      // A relation the policy lets clients select takes its fields in parentheses: say how.
+      const hint = relation.selection ? `; select its objects with ${name}(…)` : '';
+      return fail('field_not_selectable', `'${name}' is ${why}: fields cannot select it${hint}`, position);
     }
     const usable = [...selectableNames(bound)];
     return fail('unknown_field', `unknown field ${shown(name)}${suggestion(name, usable)}`, position);

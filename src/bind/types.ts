@@ -1,20 +1,19 @@
-import type { BoundField, BoundRelation } from '../policy/bound-schema.ts';
+import type { BoundRelation, FieldRef, ResolvedSortTerm } from '../policy/bound-schema.ts';
 import type { Span, ValueOperator } from '../syntax/ast.ts';
 
 // The bound schema is what a policy becomes against one ORM's metadata (src/policy/); the resolved tree refers to it.
-export type { BoundField, BoundKeyColumn, BoundRelation, BoundSchema, FieldKind } from '../policy/bound-schema.ts';
+// A field reference and a sort key are declared there too, as a selectable relation's default sort is resolved at bind.
+export type {
+  BoundField,
+  BoundKeyColumn,
+  BoundRelation,
+  BoundSchema,
+  BoundSelection,
+  FieldKind,
+  FieldRef,
+  ResolvedSortTerm,
+} from '../policy/bound-schema.ts';
 export type { Operator } from '../policy/options.ts';
-
-/**
- * A reference to a field, from a scope: the root (`variable` undefined) or a quantifier variable.
- * `relations` are the to-one hops taken from the scope's entity before reaching `field`.
- */
-export interface FieldRef {
-  readonly variable?: string;
-  readonly relations: readonly BoundRelation[];
-  readonly field: BoundField;
-  readonly span: Span;
-}
 
 /**
  * What the client wrote where a dialect rewrite changed a node (a decimal finer than its column's scale, see
@@ -132,12 +131,6 @@ export type ResolvedFilter =
   | ResolvedOr
   | ResolvedQuantifier;
 
-/** One requested sort key, resolved: always from the root, through to-one relations only. */
-export interface ResolvedSortTerm {
-  readonly target: FieldRef;
-  readonly direction: 'asc' | 'desc';
-}
-
 /** A parsed query bound to a schema: typed, resolved, every value converted, ready to plan. */
 export interface ResolvedQuery {
   readonly filter?: ResolvedFilter;
@@ -168,6 +161,8 @@ export interface ResolvedSelection {
   readonly fields: readonly SelectedField[];
   /** Selections nested inside this one. */
   readonly children: readonly ResolvedSelection[];
+  /** Where the relation's name stands in `fields` (cost errors point there); absent for a selection built in code. */
+  readonly span?: Span;
   /**
    * To-many only: each parent's page (filter and sort resolved against the target policy, the relation's
    * defaultSort when no sort was given, paging within the relation's own defaultLimit/maxLimit). Absent for to-one.
@@ -187,8 +182,15 @@ export interface ResolvedNestedList {
   readonly count: boolean;
 }
 
-/** A root property a request picked with `fields`: its item key and its MikroORM property name. */
+/** A property a request picked with `fields` (at the root or in a selection): its item key and its property name. */
 export interface SelectedField {
   readonly publicName: string;
   readonly property: string;
+  /**
+   * Set on the key of a to-one relation the row holds (m:1, owning 1:1) when only a nested selection of that relation
+   * (`author(name)`) needs it: select its columns to find the related rows, but do not write it into the item, whose
+   * key for the relation is the selection's (alias or relation name), carrying the object or null. When the same
+   * property is also picked by name (`author`, or `writer` under another key) it appears once, without this flag.
+   */
+  readonly implied?: true;
 }

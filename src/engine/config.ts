@@ -11,12 +11,17 @@ import {
   type StructError,
   string,
   union,
+  unknown,
   validate,
 } from 'superstruct';
-import { invalidSchema } from '../errors.ts';
+import { invalidSchema, isListError } from '../errors.ts';
+import { type CursorKeys, type CursorOptions, type CursorScope, cursorKeysOf } from '../keyset/cursor-seal.ts';
 import { DEFAULT_LIMITS, DEFAULT_PAGING, type Limits } from '../limits.ts';
+import { type ReplicaFallback, type ReplicaFallbackSettings, replicaFallbackSettings } from '../orm/replicas.ts';
 import type { AnyQueryBuilder } from '../plan/plan-query.ts';
+import type { Declarations } from '../policy/declarations.ts';
 import { Policy } from '../policy/schema.ts';
+import { parseSort } from '../syntax/sort.ts';
 
 /** What a list call may carry for the search callback; `signal` cancels the running query. */
 export interface ListContext {
@@ -25,6 +30,8 @@ export interface ListContext {
   readonly statementTimeout?: number | undefined;
   /** PostgreSQL settings for this request's statements, e.g. `{ 'app.tenant': '7' }` for row-level security (docs/security.md). */
   readonly pgSettings?: Readonly<Record<string, string>> | undefined;
+  /** Binds this request's cursors to a value (a tenant, a user) with the engine's `cursorSecret` (docs/pagination.md). */
+  readonly cursorScope?: CursorScope | undefined;
   readonly [key: string]: unknown;
 }
 
@@ -40,8 +47,11 @@ export type SearchCallback<C extends ListContext = ListContext> = (
   term: string,
 ) => AnyQueryBuilder | Promise<AnyQueryBuilder>;
 
-/** The configuration of createEngine (docs/pagination.md, docs/language.md); every bound is a positive integer. */
-export interface EngineConfig<C extends ListContext = ListContext> {
+/**
+ * The configuration of createEngine (docs/pagination.md, docs/language.md); every bound is a positive integer. The
+ * cursor options (`cursorSecret`, `cursorMode`, `cursorTtl`, `cursorClock`) sign or seal cursors (CursorOptions).
+ */
+export interface EngineConfig<C extends ListContext = ListContext> extends CursorOptions {
   readonly policy: Policy<any>;
   /** Page size when the request gives no `limit` (default 20). */
   readonly defaultLimit?: number | undefined;
@@ -78,6 +88,12 @@ export interface EngineConfig<C extends ListContext = ListContext> {
    * naming the parameter and the closest list parameter). A query object written in code is always checked.
    */
   readonly unknownParameters?: 'ignore' | 'reject' | undefined;
+  /**
+   * What a request does when its read replica refuses or drops its connection (docs/replicas.md): `{}` moves it once
+   * to another replica or the primary and keeps the replica out of rotation until a health check passes. Off by
+   * default: the request fails with `execution_failed`, and MikroORM keeps picking that replica.
+   */
+  readonly replicaFallback?: ReplicaFallback | undefined;
 }
 
 /** A validated configuration with every default filled in. */
@@ -93,6 +109,9 @@ export interface EngineSettings<C extends ListContext = ListContext> {
   /** Milliseconds, or undefined for no statement timeout. */
   readonly statementTimeout?: number | undefined;
   readonly unknownParameters: 'ignore' | 'reject';
+  readonly replicaFallback?: ReplicaFallbackSettings | undefined;
+  /** The keys cursors are signed or sealed with, derived from `cursorSecret`; undefined for plain cursors. */
+  readonly cursors?: CursorKeys | undefined;
 }
 
 /** The statement timeout when the config gives none (docs/security.md, Statement timeout). */
@@ -120,6 +139,11 @@ const CONFIG = object({
   limits: optional(LIMITS),
   statementTimeout: optional(union([min(integer(), 1), literal(false)])),
   unknownParameters: optional(enums(['ignore', 'reject'])),
+  replicaFallback: unknown(), // checked by replicaFallbackSettings
+  cursorSecret: unknown(), // these four: checked by cursorKeysOf
+  cursorMode: unknown(),
+  cursorTtl: unknown(),
+  cursorClock: unknown(),
 });
 
 /** Validate an engine configuration and fill in defaults; throws `invalid_schema` naming the setting at fault. */
@@ -146,19 +170,56 @@ export function validateConfig<C extends ListContext>(config: EngineConfig<C>): 
   const limits: Record<string, number> = { ...DEFAULT_LIMITS };
   for (const [key, value] of Object.entries(overrides)) if (value !== undefined) limits[key] = value;
   if (cursorBytes !== undefined) limits.maxCursorBytes = cursorBytes;
+  const cursors = cursorKeysOf(config);
+  checkSelectable(config.policy, limits as unknown as Limits, []);
   return Object.freeze({
     policy: config.policy,
     paging: Object.freeze(paging),
     allowCount: config.allowCount ?? false,
     allowEstimatedCount: config.allowEstimatedCount ?? false,
     unknownParameters: config.unknownParameters ?? 'ignore',
+    ...(cursors ? { cursors } : {}),
     ...(config.defaultSort === undefined ? {} : { defaultSort: config.defaultSort }),
+    ...(config.replicaFallback ? { replicaFallback: replicaFallbackSettings(config.replicaFallback) } : {}),
     ...(config.search ? { search: config.search } : {}),
     limits: Object.freeze(limits as unknown as Limits),
     ...(config.statementTimeout === false
       ? {}
       : { statementTimeout: config.statementTimeout ?? DEFAULT_STATEMENT_TIMEOUT }),
   });
+}
+
+/**
+ * Check the relations clients may select (`relation(…, selectable(…))`) against the engine's limits, before binding:
+ * reached through selectable relations only, none may sit deeper than `maxSelectionDepth` (a request could never
+ * select it), and each one's `defaultSort` must parse within the engine's sort limits. Throws `invalid_schema`
+ * naming the selection path (`reviews.author`). A policy on its own path is left for bind to refuse as a cycle.
+ */
+function checkSelectable(policy: Declarations, limits: Limits, path: readonly Declarations[], at = ''): void {
+  for (const entry of policy.entries) {
+    if (entry.kind !== 'relation' || entry.select === undefined) continue;
+    const nested = typeof entry.nested === 'function' ? entry.nested() : entry.nested;
+    const where = at === '' ? entry.publicName : `${at}.${entry.publicName}`;
+    const depth = path.length + 1;
+    if (depth > limits.maxSelectionDepth)
+      throw invalidSchema(
+        `engine config: the policy's selectable relations nest ${depth} deep at ${where}, deeper than ` +
+          `limits.maxSelectionDepth (${limits.maxSelectionDepth}): raise the limit or drop selectable() there`,
+      );
+    const sort = entry.select.defaultSort;
+    if (typeof sort === 'string')
+      try {
+        parseSort(sort, limits);
+      } catch (error) {
+        if (!isListError(error)) throw error;
+        throw invalidSchema(
+          `engine config: the defaultSort of selectable relation ${where} '${sort}': ${error.message}`,
+        );
+      }
+    if (typeof nested !== 'object' || nested === null || !Array.isArray(nested.entries)) continue;
+    if (nested === policy || path.includes(nested)) continue;
+    checkSelectable(nested, limits, [...path, policy], where);
+  }
 }
 
 function describeFailure(error: StructError): string {

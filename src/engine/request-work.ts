@@ -1,4 +1,4 @@
-import { checkBudget } from '../bind/cost.ts';
+import { checkBudget, checkTreeBudget } from '../bind/cost.ts';
 import { resolveQuery } from '../bind/index.ts';
 import type { BoundSchema } from '../bind/types.ts';
 import { resolvePaging } from '../plan/paging.ts';
@@ -14,28 +14,38 @@ export const REQUEST_WORK: unique symbol = Symbol.for('listql.requestWork') as n
 
 /** What one list request may make the database do, in the units the document budget counts (docs/security.md). */
 export interface RequestWork {
-  /** Correlated sub-queries, weighted as the cost budget weighs them (count and relation sorts run them again). */
+  /**
+   * Correlated sub-queries, weighted as the cost budget weighs them (count and relation sorts run them again), the
+   * filters of nested lists included.
+   */
   readonly subqueries: number;
-  /** Statements the request sends: the data query (none for a page of 0 rows) and the count when asked for. */
+  /**
+   * Statements the request sends: the data query (none for a page of 0 rows) and the count when asked for, then per
+   * nested level one statement (when it can have parents) and one more for its count.
+   */
   readonly statements: number;
-  /** Rows the request may answer with: its page size. */
+  /** Rows the request may answer with: its page size, plus every nested level's parents × rows per parent. */
   readonly rows: number;
 }
 
 /**
- * Price a parsed request as list() would run it, after the same binding and budget checks, and run nothing; a
- * request list() would refuse throws the same ListError. Nested levels, when a request has them, must add theirs.
+ * Price a parsed request as list() would run it, after the same binding and budget checks (the tree's rows included),
+ * and run nothing; a request list() would refuse throws the same ListError.
  */
 export function requestWork<C extends ListContext>(
   settings: EngineSettings<C>,
   bound: BoundSchema,
   parsed: ParsedQuery,
 ): RequestWork {
-  const resolved = resolveQuery(bound, parsed);
+  const resolved = resolveQuery(bound, parsed, {
+    maxOffset: settings.paging.maxOffset,
+    maxSelectionDepth: settings.limits.maxSelectionDepth,
+  });
   const cost = checkBudget(resolved, settings.limits);
   const { limit } = resolvePaging(resolved, settings.paging);
-  const statements = (limit > 0 ? 1 : 0) + (resolved.count ? 1 : 0);
-  return { subqueries: cost.subqueries, statements, rows: limit };
+  const tree = checkTreeBudget(resolved.selections, limit, settings.limits);
+  const statements = (limit > 0 ? 1 : 0) + (resolved.count ? 1 : 0) + tree.statements;
+  return { subqueries: cost.subqueries, statements, rows: tree.rows };
 }
 
 /** What an engine answers under REQUEST_WORK. */

@@ -4,6 +4,7 @@ import { type Dialect, dialectFor } from '../dialect/index.ts';
 import { invalidSchema } from '../errors.ts';
 import { bindField } from './bind-field.ts';
 import { bindRelationProperty } from './bind-relation.ts';
+import { bindSelection } from './bind-selection.ts';
 import type { BoundField, BoundKeyColumn, BoundRelation, BoundSchema } from './bound-schema.ts';
 import type { Declarations, DeclaredRelation } from './declarations.ts';
 
@@ -86,6 +87,7 @@ function bindRelation(
     throw invalidSchema(
       `${label}: nullCheck applies to to-one relations only (a client tests a collection with not ${entry.publicName}/any(…))`,
     );
+  const selection = bindSelection(label, entry.select, many, target);
   return Object.freeze({
     publicName: entry.publicName,
     property: prop.name,
@@ -93,6 +95,7 @@ function bindRelation(
     prop,
     target,
     nullCheck: entry.nullCheck === true,
+    ...(selection === undefined ? {} : { selection }),
   });
 }
 

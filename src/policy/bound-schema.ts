@@ -1,4 +1,5 @@
 import type { EntityMetadata, EntityProperty, Platform } from '@mikro-orm/core';
+import type { Span } from '../syntax/ast.ts';
 import type { Operator } from './options.ts';
 
 /** Field kinds listql can filter and sort (docs/policy.md); every other MikroORM type is refused at bind. */
@@ -52,6 +53,42 @@ export interface BoundRelation {
   readonly target: BoundSchema;
   /** To-one only: `relation(…, { nullCheck: true })` lets clients write `<relation> is null` / `is not null`. */
   readonly nullCheck?: boolean;
+  /** How clients may select the related objects (`fields=author(name)`); undefined when they may not. */
+  readonly selection?: BoundSelection;
+}
+
+/**
+ * A selectable relation's settings, checked at bind (`relation(…, selectable({ … }))`). A to-many relation gives each
+ * parent a page within these bounds; a to-one relation gives one object per parent (limits 1, no count, no sort).
+ */
+export interface BoundSelection {
+  /** Most items per parent a request may ask for (`<path>.limit`); 1 for a to-one relation. */
+  readonly maxLimit: number;
+  /** Items per parent when the request gives no `<path>.limit`; 1 for a to-one relation. */
+  readonly defaultLimit: number;
+  /** The policy's `defaultSort`, resolved against the nested policy: each parent's order without `<path>.sort`. */
+  readonly defaultSort?: readonly ResolvedSortTerm[];
+  /** The same default order as a canonical `sort` value (`-stars,reviewer`), as describe() shows it. */
+  readonly defaultSortText?: string;
+  /** Whether `<path>.count=true` may ask for each parent's total. */
+  readonly allowCount: boolean;
+}
+
+/**
+ * A reference to a field, from a scope: the root (`variable` undefined) or a quantifier variable.
+ * `relations` are the to-one hops taken from the scope's entity before reaching `field`.
+ */
+export interface FieldRef {
+  readonly variable?: string;
+  readonly relations: readonly BoundRelation[];
+  readonly field: BoundField;
+  readonly span: Span;
+}
+
+/** One sort key, resolved: always from the root, through to-one relations only. */
+export interface ResolvedSortTerm {
+  readonly target: FieldRef;
+  readonly direction: 'asc' | 'desc';
 }
 
 /** One column of the root primary key, used for tie-breakers and cursors. */

@@ -1,5 +1,5 @@
 import type { EntityName } from '@mikro-orm/core';
-import type { FieldOption } from './options.ts';
+import type { FieldOption, RelationSelectOptions } from './options.ts';
 
 /** `expose(publicName, ...options)`, as declared. */
 export interface ExposedField {
@@ -17,11 +17,13 @@ export interface Declarations {
   readonly entries: readonly (ExposedField | DeclaredRelation)[];
 }
 
-/** `relation(publicName, nested, { property, nullCheck })` as binding reads it (an `ExposedRelation` is one). */
+/** `relation(publicName, nested, { property, nullCheck, select })` as binding reads it (an `ExposedRelation` is one). */
 export interface DeclaredRelation {
   readonly kind: 'relation';
   readonly publicName: string;
   readonly nested: Declarations | (() => Declarations);
   readonly property?: string;
   readonly nullCheck?: boolean;
+  /** Clients may select the related objects, with these list options (checked at bind: bind-selection.ts). */
+  readonly select?: RelationSelectOptions;
 }

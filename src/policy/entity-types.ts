@@ -4,6 +4,7 @@ import type {
   Hidden,
   HiddenProps,
   LazyRef,
+  PrimaryKeyProp,
   Reference,
   Scalar,
   ScalarReference,
@@ -90,6 +91,39 @@ export type RelationTargets<T> =
 
 /** The entity a relation property of T points to (through `Ref`, `Reference`, `LazyRef` and `Collection`). */
 export type TargetOf<T, K> = K extends keyof T ? (IsAny<T[K]> extends true ? any : ExpandProperty<T[K]>) : any;
+
+/** The relation property of T whose public name is N (every name when the entity type is `any`). */
+export type RelationNamed<T, N> =
+  IsAny<T> extends true ? string : { [K in RelationKey<T>]: PublicNameOf<T, K> extends N ? K : never }[RelationKey<T>];
+
+/** Whether relation property K of T is a collection (to-many): `boolean` when the types cannot tell. */
+export type IsToMany<T, K> = K extends keyof T
+  ? Unknowable<T[K]> extends true
+    ? boolean
+    : [NonNullable<T[K]>] extends [Collection<any>]
+      ? true
+      : false
+  : boolean;
+
+/**
+ * The public names of T's primary-key properties, found as MikroORM's `Primary` finds the key: `[PrimaryKeyProp]`,
+ * else `_id`, `id` or `uuid`; none when the types do not say (bind knows the key from metadata).
+ */
+export type KeyName<T> = PublicNameOf<T, KeyProperty<T>>;
+
+type KeyProperty<T> = T extends { readonly [PrimaryKeyProp]?: infer K }
+  ? K extends keyof T
+    ? K
+    : K extends readonly (infer E)[]
+      ? E & keyof T
+      : never
+  : T extends { _id?: unknown }
+    ? '_id' | ('id' extends keyof T ? 'id' : never)
+    : T extends { id?: unknown }
+      ? 'id'
+      : T extends { uuid?: unknown }
+        ? 'uuid'
+        : never;
 
 type OrderingOperator = 'gt' | 'gte' | 'lt' | 'lte';
 type TextOperator = 'contains' | 'startswith' | 'endswith' | 'ieq' | 'ine' | 'icontains' | 'istartswith' | 'iendswith';

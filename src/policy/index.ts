@@ -10,10 +10,13 @@ export {
   type TargetOf,
   type WithPublicNames,
 } from './entity-types.ts';
+export type { RelationType, RelationTypes } from './exposed-types.ts';
 export {
   type FieldOption,
   type FilterableOption,
   filterable,
+  type RelationSelectableOption,
+  type RelationSelectOptions,
   type SelectableOption,
   type SortableOption,
   selectable,
@@ -21,10 +24,14 @@ export {
 } from './options.ts';
 export {
   type ExposedField,
+  type ExposedFields,
   type ExposedRelation,
+  type ExposedRelations,
   type FieldOptionFor,
   type NestedPolicy,
   Policy,
   type PolicyEntry,
+  type RelationArgument,
+  type RelationOptions,
   schema,
 } from './schema.ts';

@@ -62,15 +62,50 @@ export function sortable(): SortableOption {
   return SORTABLE;
 }
 
+/**
+ * The list options of a selectable to-many relation (`selectable({ maxLimit: 20, defaultSort: '-stars' })`): each
+ * parent's page of related items takes `<path>.limit`, `.offset`, `.sort`, `.filter`, `.cursor` and, when allowed,
+ * `.count`. A to-one relation gives one object per parent and takes none of them (bind refuses them there).
+ */
+export interface RelationSelectOptions {
+  /** Most items `<path>.limit` may ask for per parent (default 50). */
+  readonly maxLimit?: number;
+  /** Items per parent when the request gives no `<path>.limit` (default 10, or maxLimit when smaller). */
+  readonly defaultLimit?: number;
+  /** The order when the request gives no `<path>.sort`: a `sort` value of the nested policy (checked at bind). */
+  readonly defaultSort?: string;
+  /** Whether `<path>.count=true` may ask for each parent's total (default false). */
+  readonly allowCount?: boolean;
+}
+
+/**
+ * `selectable({ … })` on a relation: the related objects may be selected (`fields=reviews(stars)`), with these list
+ * options. A distinct kind from the field option, so `expose()` does not take it.
+ */
+export interface RelationSelectableOption {
+  readonly kind: 'selectableRelation';
+  readonly select: RelationSelectOptions;
+}
+
 const SELECTABLE: SelectableOption = Object.freeze({ kind: 'selectable', enabled: true });
 const NOT_SELECTABLE: SelectableOption = Object.freeze({ kind: 'selectable', enabled: false });
 
 /**
  * Let clients pick a field with `fields=` (the default for every exposed field), or, with `false`, keep it out of
  * `fields` (it stays in full items, and filterable or sortable as declared); see docs/language.md, Fields.
+ * As the third argument of `relation()`, `selectable()` lets clients select the related objects themselves
+ * (`fields=author(name)`), and `selectable({ maxLimit, defaultLimit, defaultSort, allowCount })` does so for a
+ * to-many relation with the list options of each parent's page (docs/policy.md, Selecting related objects).
  *
  * @example schema(Book).expose('title', sortable(), selectable()).expose('body', selectable(false))
+ * @example schema(Book).relation('reviews', reviewPolicy, selectable({ maxLimit: 20, defaultSort: '-stars' }))
  */
-export function selectable(enabled = true): SelectableOption {
-  return enabled ? SELECTABLE : NOT_SELECTABLE;
+export function selectable(enabled?: boolean): SelectableOption;
+export function selectable(options: RelationSelectOptions): RelationSelectableOption;
+export function selectable(
+  options: boolean | RelationSelectOptions = true,
+): SelectableOption | RelationSelectableOption {
+  if (typeof options === 'object' && options !== null)
+    return Object.freeze({ kind: 'selectableRelation', select: Object.freeze({ ...options }) });
+  return options ? SELECTABLE : NOT_SELECTABLE;
 }

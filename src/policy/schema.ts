@@ -3,12 +3,21 @@ import { bindPolicy } from './bind-policy.ts';
 import type { BoundSchema } from './bound-schema.ts';
 import type { ExposedField } from './declarations.ts';
 import type { IsAny, OperatorsFor, RelationKey, RelationTargets, ScalarFields, TargetOf } from './entity-types.ts';
-import type { FieldOption, FilterableOption } from './options.ts';
+import type { OnlyKeys, RelationEntry, RelationTypes } from './exposed-types.ts';
+import type {
+  FieldOption,
+  FilterableOption,
+  RelationSelectableOption,
+  RelationSelectOptions,
+  SelectableOption,
+} from './options.ts';
 
 export type { ExposedField };
 
 /** A nested policy, or a function returning one so that policies can refer to each other before they exist. */
-export type NestedPolicy<T = any> = Policy<T> | (() => Policy<T>);
+export type NestedPolicy<T = any, F extends string = string, R extends RelationTypes = RelationTypes> =
+  | Policy<T, F, R>
+  | (() => Policy<T, F, R>);
 
 /**
  * `unknown` when entity type E is the relation's target (mutually assignable, with the same keys: entity classes
@@ -33,6 +42,20 @@ interface NotTheTarget<Target> {
 /** The options `expose()` takes for a field of TypeScript type V: `filterable()` only with operators V can take. */
 export type FieldOptionFor<V> = Exclude<FieldOption, FilterableOption> | FilterableOption<OperatorsFor<V>>;
 
+/**
+ * The options object `relation()` takes: `nullCheck` (to-one: `<name> is null`), and `select` to let clients select the
+ * related objects (`true`, or a to-many relation's list options; `selectable(…)` is the shorthand for it).
+ */
+export interface RelationOptions {
+  /** To-one relations: clients may write `<name> is null` / `<name> is not null` (docs/relationships.md). */
+  readonly nullCheck?: boolean;
+  /** Clients may select the related objects (`fields=author(name)`, `reviews(stars)`); see docs/policy.md. */
+  readonly select?: boolean | RelationSelectOptions;
+}
+
+/** What `relation()` takes as its third argument: the options object, or `selectable(…)` for `{ select: … }`. */
+export type RelationArgument = RelationOptions | SelectableOption | RelationSelectableOption;
+
 /** `relation(publicName, nested, { property })`, as declared. */
 export interface ExposedRelation {
   readonly kind: 'relation';
@@ -42,16 +65,29 @@ export interface ExposedRelation {
   readonly property?: string;
   /** To-one relations: clients may write `<name> is null` / `<name> is not null` (docs/relationships.md). */
   readonly nullCheck?: boolean;
+  /** Present when clients may select the related objects: the list options as written (`{}` for the defaults). */
+  readonly select?: RelationSelectOptions;
 }
 
 /** One declaration of a policy, in the order written. */
 export type PolicyEntry = ExposedField | ExposedRelation;
 
+/** The field names a policy's type records as exposed (ExposedFields<typeof bookPolicy>: 'id' | 'title' | …). */
+export type ExposedFields<P> = P extends Policy<any, infer F, any> ? F : never;
+
+/** The relations a policy's type records as exposed, by public name (see RelationType). */
+export type ExposedRelations<P> = P extends Policy<any, any, infer R> ? R : never;
+
 /**
  * The whitelist of one entity: what clients may filter and sort, and through which relations. Immutable: every
  * method returns a new frozen policy. Nothing is checked against metadata until `bind()`.
+ *
+ * Its type records what it exposes, for the types of `fields` selections (docs/selection.md, In code): `F` the
+ * exposed field names, `R` the relations. They are records, not constraints: any two policies of one entity are
+ * assignable to each other, and `Policy<Book>`, which records nothing, means "any policy of Book".
  */
-export class Policy<in out T = any> {
+// biome-ignore lint/correctness/noUnusedVariables: F and R are read from the type arguments (ExposedFields, ExposedRelations); unused in the structure, they never decide assignability.
+export class Policy<in out T = any, F extends string = string, R extends RelationTypes = RelationTypes> {
   /** Types only: ties the policy to its entity type, so a policy of one entity is not taken for another's. */
   declare readonly '~entity'?: T;
   /** The entity class, EntitySchema or defineEntity result this policy is about. */
@@ -74,38 +110,55 @@ export class Policy<in out T = any> {
   expose<const N extends keyof ScalarFields<T> & string>(
     publicName: N,
     ...options: FieldOptionFor<ScalarFields<T>[N]>[]
-  ): Policy<T> {
+  ): Policy<T, ExposedFields<this> | N, ExposedRelations<this>> {
     const entry: ExposedField = Object.freeze({ kind: 'field', publicName, options: Object.freeze([...options]) });
-    return new Policy<T>(this.entity, [...this.entries, entry]);
+    return new Policy(this.entity, [...this.entries, entry]);
   }
 
   /**
    * Expose a relation with its own nested policy. The public name resolves by `serializedName`, then by property
-   * name; `property` names the association explicitly. `nullCheck` (to-one only) allows `<name> is null`.
+   * name; `property` names the association explicitly. `nullCheck` (to-one only) allows `<name> is null`;
+   * `selectable(…)` (or `{ select }`) lets clients select the related objects (`fields=author(name)`).
    *
    * @example schema(Book).relation('author', authorPolicy).relation('writer', authorPolicy, { property: 'coAuthor' })
+   * @example schema(Book).relation('reviews', reviewPolicy, selectable({ maxLimit: 20, defaultSort: '-stars' }))
    */
-  relation<const N extends keyof RelationTargets<T> & string, E>(
+  relation<
+    const N extends keyof RelationTargets<T> & string,
+    E,
+    NF extends string = string,
+    NR extends RelationTypes = RelationTypes,
+    const O extends RelationArgument | undefined = undefined,
+  >(
     publicName: N,
-    nested: NestedPolicy<E> & SameEntity<E, RelationTargets<T>[N]>,
-    options?: { readonly nullCheck?: boolean },
-  ): Policy<T>;
-  relation<const P extends RelationKey<T> & string, E>(
-    publicName: string,
-    nested: NestedPolicy<E> & SameEntity<E, TargetOf<T, P>>,
-    options: { readonly property: P; readonly nullCheck?: boolean },
-  ): Policy<T>;
+    nested: NestedPolicy<E, NF, NR> & SameEntity<E, RelationTargets<T>[N]>,
+    options?: O & NoInfer<OnlyKeys<O, 'nullCheck' | 'select' | 'kind' | 'enabled'>>,
+  ): Policy<T, ExposedFields<this>, ExposedRelations<this> & RelationEntry<T, N, Policy<E, NF, NR>, O>>;
+  relation<
+    const N extends string,
+    const P extends RelationKey<T> & string,
+    E,
+    NF extends string = string,
+    NR extends RelationTypes = RelationTypes,
+    const O extends RelationOptions = RelationOptions,
+  >(
+    publicName: N,
+    nested: NestedPolicy<E, NF, NR> & SameEntity<E, TargetOf<T, P>>,
+    options: O & { readonly property: P } & NoInfer<OnlyKeys<O, 'nullCheck' | 'select' | 'property'>>,
+  ): Policy<T, ExposedFields<this>, ExposedRelations<this> & RelationEntry<T, N, Policy<E, NF, NR>, O, P>>;
   relation(
     publicName: string,
     nested: NestedPolicy,
-    options: { readonly property?: string; readonly nullCheck?: boolean } = {},
+    options: RelationArgument & { readonly property?: string } = {},
   ): Policy<T> {
+    const { property, nullCheck, select } = relationOptions(options);
     const entry: ExposedRelation = Object.freeze({
       kind: 'relation',
       publicName,
       nested,
-      ...(options.property === undefined ? {} : { property: options.property }),
-      ...(options.nullCheck ? { nullCheck: true } : {}),
+      ...(property === undefined ? {} : { property }),
+      ...(nullCheck ? { nullCheck: true } : {}),
+      ...(select === undefined ? {} : { select }),
     });
     return new Policy<T>(this.entity, [...this.entries, entry]);
   }
@@ -124,6 +177,23 @@ export class Policy<in out T = any> {
  *
  * @example const books = schema(Book).expose('id', sortable()).expose('title', filterable())
  */
-export function schema<T extends object>(entity: EntityName<T>): Policy<T> {
-  return new Policy<T>(entity);
+export function schema<T extends object>(entity: EntityName<T>): Policy<T, never, Record<never, never>> {
+  return new Policy<T, never, Record<never, never>>(entity);
 }
+
+/** Read relation()'s third argument: the options object, or a `selectable(…)` value standing for `{ select }`. */
+function relationOptions(options: RelationArgument & { readonly property?: string }): {
+  readonly property?: string | undefined;
+  readonly nullCheck?: boolean | undefined;
+  readonly select?: RelationSelectOptions | undefined;
+} {
+  if ('kind' in options) {
+    if (options.kind === 'selectableRelation') return { select: options.select };
+    if (options.kind === 'selectable') return options.enabled ? { select: EMPTY_SELECT } : {};
+  }
+  const { select, ...rest } = options as RelationOptions & { readonly property?: string };
+  if (select === undefined || select === false) return rest;
+  return { ...rest, select: select === true ? EMPTY_SELECT : Object.freeze({ ...select }) };
+}
+
+const EMPTY_SELECT: RelationSelectOptions = Object.freeze({});

@@ -3,12 +3,13 @@
  * fix it: count and search allowed, the filter and sort resolved against the policy, the cost budget, paging, and
  * the cursor against the sort's plan (a walk, `reuse`, follows nextCursor forward only).
  */
-import { checkBudget } from '../../bind/cost.ts';
+import { checkBudget, checkTreeBudget } from '../../bind/cost.ts';
 import { resolveQuery } from '../../bind/index.ts';
 import type { BoundRelation, ResolvedQuery } from '../../bind/types.ts';
 import { invalidCursor, invalidParameter, WALK_BACKWARD } from '../../errors.ts';
 import { type CursorValue, decodePosition } from '../../keyset/cursor-codec.ts';
-import { type CursorPlan, cursorPlanFor } from '../../keyset/cursor-plan.ts';
+import { type CursorPlan, cursorPlanFor, expectationOf, sealedPlan } from '../../keyset/cursor-plan.ts';
+import { cursorSealOf } from '../../keyset/cursor-seal.ts';
 import { effectiveSort } from '../../plan/order.ts';
 import { type Paging, resolvePaging } from '../../plan/paging.ts';
 import type { ParsedQuery } from '../../syntax/ast.ts';
@@ -25,12 +26,17 @@ export interface CheckedRequest {
   readonly backward: boolean;
 }
 
-/** Check a parsed request against its scope's policy and settings, throwing the client's ListError; run nothing. */
+/**
+ * Check a parsed request against its scope's policy and settings, throwing the client's ListError; run nothing.
+ * `ctx.cursorScope` binds the request's cursors (with the engine's `cursorSecret`): the plan returned signs or
+ * seals every cursor it encodes, and only such cursors are read.
+ */
 export function checkRequest<C extends ListContext>(
   scope: Scope<C>,
   parsed: ParsedQuery,
   reuse: boolean,
   pageSize: number | undefined,
+  ctx: C,
 ): CheckedRequest {
   const { settings, bound, keys } = scope;
   if (parsed.count === true && !settings.allowCount)
@@ -42,7 +48,10 @@ export function checkRequest<C extends ListContext>(
   }
   if (parsed.search !== undefined && !settings.search)
     throw invalidParameter('search', 'search is not enabled for this endpoint');
-  const requested = resolveQuery(bound, parsed);
+  const requested = resolveQuery(bound, parsed, {
+    maxOffset: settings.paging.maxOffset,
+    maxSelectionDepth: settings.limits.maxSelectionDepth,
+  });
   // No `sort`: the engine's defaultSort, if any (the cursor signature then comes from it); else the primary key.
   const resolved =
     parsed.sort === undefined && scope.defaultSort ? { ...requested, sort: scope.defaultSort } : requested;
@@ -50,18 +59,16 @@ export function checkRequest<C extends ListContext>(
   checkBudget(requested, settings.limits);
   const checked = resolvePaging(resolved, settings.paging);
   const paging = pageSize === undefined ? checked : { ...checked, limit: pageSize };
+  // Nested selections: the rows of every level together, priced on the page size actually read.
+  checkTreeBudget(resolved.selections, paging.limit, settings.limits);
   // Relation keys get a stand-in alias per path here (the planner names the real joins later): same keys, same order.
-  const plan = cursorPlanFor(keys, resolved.sort, () => effectiveSort(bound, resolved.sort, pathAlias));
+  const derived = cursorPlanFor(keys, resolved.sort, () => effectiveSort(bound, resolved.sort, pathAlias));
+  const plan = sealedPlan(derived, cursorSealOf(settings.cursors, ctx.cursorScope));
   // A walk (`reuse`) follows nextCursor forward only: a backward cursor is refused there, saying so.
   const position =
     resolved.cursor === undefined
       ? undefined
-      : decodePosition(resolved.cursor, {
-          signature: plan.signature,
-          backwardSignature: plan.backwardSignature,
-          keys: plan.keys.map((k) => k.spec),
-          maxCursorBytes: settings.limits.maxCursorBytes,
-        });
+      : decodePosition(resolved.cursor, expectationOf(plan, settings.limits.maxCursorBytes));
   if (reuse && position?.backward) throw invalidCursor(WALK_BACKWARD);
   return { resolved, paging, plan, after: position?.keys, backward: position?.backward ?? false };
 }
