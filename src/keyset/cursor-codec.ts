@@ -1,4 +1,5 @@
 import { executionFailed, invalidCursor } from '../errors.ts';
+import { type CursorSeal, NOT_AUTHENTIC, openBody, sealBody } from './cursor-seal.ts';
 
 /**
  * How one cursor key is written in JSON. Integers and floats are JSON numbers; bigints, decimals, timestamps and
@@ -21,6 +22,8 @@ export interface CursorExpectation {
   readonly backwardSignature?: string;
   readonly keys: readonly CursorKeySpec[];
   readonly maxCursorBytes: number;
+  /** The request's seal when the engine has a `cursorSecret`: only cursors it signed or sealed are read. */
+  readonly seal?: CursorSeal | undefined;
 }
 
 /** A cursor key value as carried in JSON. */
@@ -32,8 +35,12 @@ const DECIMAL = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})?$/;
 
-/** Encode a cursor v1 token: unpadded base64url of the canonical JSON `{"v":1,"s":…,"k":[…]}`. */
-export function encodeCursor(signature: string, keys: readonly CursorValue[]): string {
+/**
+ * Encode a cursor token. Plain (no seal): cursor v1, unpadded base64url of the canonical JSON
+ * `{"v":1,"s":…,"k":[…]}`. With the request's seal: the compact body (the signature's bytes, then the keys' JSON)
+ * signed or sealed (cursor-seal.ts).
+ */
+export function encodeCursor(signature: string, keys: readonly CursorValue[], seal?: CursorSeal): string {
   for (const key of keys) {
     if (typeof key === 'number' && !Number.isFinite(key)) {
       throw executionFailed(
@@ -41,7 +48,16 @@ export function encodeCursor(signature: string, keys: readonly CursorValue[]): s
       );
     }
   }
+  if (seal) return sealBody(seal, compactBody(signature, keys));
   return Buffer.from(JSON.stringify({ v: 1, s: signature, k: keys }), 'utf8').toString('base64url');
+}
+
+/** The body a seal protects: one byte of signature length, the signature's bytes, the keys as canonical JSON. */
+function compactBody(signature: string, keys: readonly CursorValue[]): Buffer {
+  const sig = Buffer.from(signature, 'base64url');
+  if (sig.toString('base64url') !== signature || sig.length > 255)
+    throw new Error('listql: a cursor signature must be base64url of at most 255 bytes');
+  return Buffer.concat([Buffer.of(sig.length), sig, Buffer.from(JSON.stringify(keys), 'utf8')]);
 }
 
 /** A decoded cursor: its key values, and whether it pages back (rows before it) rather than forward. */
@@ -58,11 +74,27 @@ export function decodeCursor(token: string, expect: CursorExpectation): CursorVa
 
 /**
  * Decode and strictly check a forward or backward cursor token before any query runs: its signature names the
- * direction. Anything unexpected is `invalid_cursor`.
+ * direction. Anything unexpected is `invalid_cursor`. With a seal, only a token it authenticates is read at all
+ * (and, with cursorTtl, one not expired): any other is refused with one message, whatever was wrong with it.
  */
 export function decodePosition(token: string, expect: CursorExpectation): CursorPosition {
   if (Buffer.byteLength(token, 'utf8') > expect.maxCursorBytes) fail('the cursor is longer than allowed');
   if (token.length === 0 || !BASE64URL.test(token) || token.length % 4 === 1) fail('the cursor is not base64url');
+  const { s, k } = expect.seal ? readSealed(token, expect.seal) : readPlain(token);
+  const backward = expect.backwardSignature !== undefined && s === expect.backwardSignature;
+  if (s !== expect.signature && !backward) fail('the cursor was made for another endpoint or sort');
+  if (k.length !== expect.keys.length) fail('the cursor has the wrong number of keys');
+  k.forEach((value, i) => {
+    const spec = expect.keys[i]!;
+    if (!keyFits(value, spec)) fail('the cursor holds a key of the wrong type');
+    if (value !== null && spec.holds && !spec.holds(value as string | number | boolean))
+      fail('the cursor holds a key its column cannot hold');
+  });
+  return { keys: k as CursorValue[], backward };
+}
+
+/** A plain v1 token's signature and keys, in canonical form only. */
+function readPlain(token: string): { s: string; k: unknown[] } {
   let doc: unknown;
   try {
     doc = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(token, 'base64url')));
@@ -75,15 +107,24 @@ export function decodePosition(token: string, expect: CursorExpectation): Cursor
   if (typeof s !== 'string' || !Array.isArray(k)) fail('the cursor is malformed');
   // Canonical form: re-encoding must give back the very same bytes (key order, spacing, number forms, padding bits).
   if (encodeCanonical(s, k) !== token) fail('the cursor is not in canonical form');
-  const backward = expect.backwardSignature !== undefined && s === expect.backwardSignature;
-  if (s !== expect.signature && !backward) fail('the cursor was made for another endpoint or sort');
-  if (k.length !== expect.keys.length) fail('the cursor has the wrong number of keys');
-  k.forEach((value, i) => {
-    const spec = expect.keys[i]!;
-    if (!keyFits(value, spec)) fail('the cursor holds a key of the wrong type');
-    if (value !== null && spec.holds && !spec.holds(value)) fail('the cursor holds a key its column cannot hold');
-  });
-  return { keys: k as CursorValue[], backward };
+  return { s, k };
+}
+
+/** A signed or sealed token's signature and keys, read only once the token is proven authentic and fresh. */
+function readSealed(token: string, seal: CursorSeal): { s: string; k: unknown[] } {
+  const bytes = Buffer.from(token, 'base64url');
+  // Stray padding bits would give one cursor several spellings: refused like any other change.
+  if (bytes.toString('base64url') !== token) fail(NOT_AUTHENTIC);
+  const body = openBody(seal, bytes);
+  const length = body[0] ?? 0;
+  let k: unknown;
+  try {
+    k = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body.subarray(1 + length)));
+  } catch {
+    fail('the cursor is malformed');
+  }
+  if (body.length < 1 + length || !Array.isArray(k)) fail('the cursor is malformed');
+  return { s: body.subarray(1, 1 + length).toString('base64url'), k };
 }
 
 function encodeCanonical(signature: string, keys: unknown[]): string | undefined {

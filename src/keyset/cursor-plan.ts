@@ -1,7 +1,8 @@
 import type { BoundSchema, ResolvedSortTerm } from '../bind/types.ts';
 import type { Dialect } from '../dialect/index.ts';
 import type { SortKey } from '../plan/order.ts';
-import { type CursorKeySpec, type CursorValue, encodeCursor } from './cursor-codec.ts';
+import { type CursorExpectation, type CursorKeySpec, type CursorValue, encodeCursor } from './cursor-codec.ts';
+import type { CursorSeal } from './cursor-seal.ts';
 import { keyHolds } from './key-holds.ts';
 import { type KeyShape, shapeOfField } from './key-shape.ts';
 import { cursorTypeOf } from './key-values.ts';
@@ -22,6 +23,11 @@ export interface CursorPlan {
   readonly keys: readonly CursorKey[];
   readonly signature: string;
   readonly backwardSignature: string;
+  /**
+   * The request's seal when the engine has a `cursorSecret`: cursorAfter and cursorBefore sign or seal with it. It
+   * is never part of a remembered plan: the request attaches it (sealedPlan).
+   */
+  readonly seal?: CursorSeal | undefined;
 }
 
 /** The extra signed part of a backward cursor: the same sort with this marker never hashes like a forward one. */
@@ -85,12 +91,28 @@ export function cursorPlanOf(ctx: KeyContext, sort: readonly SortKey[]): CursorP
   return { keys, signature: sortSignature(parts), backwardSignature: sortSignature([...parts, BACKWARD]) };
 }
 
-/** Encode the cursor that continues after a row's keys. */
+/** Encode the cursor that continues after a row's keys (signed or sealed when the plan carries a seal). */
 export function cursorAfter(plan: CursorPlan, values: readonly CursorValue[]): string {
-  return encodeCursor(plan.signature, values);
+  return encodeCursor(plan.signature, values, plan.seal);
 }
 
 /** Encode the cursor that pages back from a row's keys: the rows strictly before it. */
 export function cursorBefore(plan: CursorPlan, values: readonly CursorValue[]): string {
-  return encodeCursor(plan.backwardSignature, values);
+  return encodeCursor(plan.backwardSignature, values, plan.seal);
+}
+
+/** The plan of one request: the same plan with the request's seal (or none), so its cursors are signed or sealed. */
+export function sealedPlan(plan: CursorPlan, seal: CursorSeal | undefined): CursorPlan {
+  return seal === undefined ? plan : { ...plan, seal };
+}
+
+/** What a cursor of this plan must match to be read (decodePosition): signatures, key specs, size and seal. */
+export function expectationOf(plan: CursorPlan, maxCursorBytes: number): CursorExpectation {
+  return {
+    signature: plan.signature,
+    backwardSignature: plan.backwardSignature,
+    keys: plan.keys.map((k) => k.spec),
+    maxCursorBytes,
+    seal: plan.seal,
+  };
 }
