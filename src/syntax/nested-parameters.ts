@@ -1,4 +1,4 @@
-import { invalidParameter, isListError, ListError, limitExceeded } from '../errors.ts';
+import { errorAtPosition, invalidParameter, isListError, limitExceeded } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import type { NestedParameters } from './ast.ts';
 import { parseFilter } from './filter.ts';
@@ -117,6 +117,6 @@ function renamed<T>(parameter: string, base: 'filter' | 'sort', parse: () => T):
   } catch (error) {
     if (!isListError(error) || error.parameter !== base) throw error;
     const message = error.message.replace(MENTIONS[base], parameter);
-    throw new ListError(error.code, message, { parameter, position: error.position });
+    throw errorAtPosition(error.code, message, parameter, error.position);
   }
 }
