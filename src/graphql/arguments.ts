@@ -1,8 +1,7 @@
+import { NESTED_CURSORS, type NestedPage } from '../engine/index.ts';
 import type { EdgesPage } from '../engine/page/edges.ts';
 import { invalidParameter } from '../errors.ts';
 import type { ConnectionValue } from './connection.ts';
-import type { NodeSources } from './node-type.ts';
-import type { ConnectionSelection } from './selection.ts';
 
 /** The arguments of a connection field as graphql-js passes them. */
 export interface ConnectionArgs {
@@ -16,50 +15,29 @@ export interface ConnectionArgs {
   readonly search?: string | null;
 }
 
-/** One engine request of a connection field: its query parameters, and whether it pages backward. */
-export interface ListRequest {
-  readonly query: Record<string, string>;
-  readonly backward: boolean;
-}
-
 /** Tell whether a connection field's arguments page backward (`last` or `before` given). */
 export function pagesBackward(args: ConnectionArgs): boolean {
   return args.last != null || args.before != null;
 }
 
 /**
- * Translate a connection field's arguments and selection into the engine request: `first`/`last` become `limit`,
- * `after`/`before` become `cursor`, the selected node fields become `fields`, a selected `totalCount` becomes
- * `count`. One request pages one way: forward arguments (`first`, `after`, `offset`) beside backward ones (`last`,
- * `before`) are `invalid_parameter`, named after the argument that does not fit.
+ * Write a connection field's list arguments as engine parameters into `query`, each name after `prefix` (empty at
+ * the top, `best.` for the nested list under the response key `best`): `first`/`last` become `limit`,
+ * `after`/`before` become `cursor`. One list pages one way: forward arguments (`first`, `after`, `offset`) beside
+ * backward ones (`last`, `before`) are `invalid_parameter`, named after the argument that does not fit. Returns
+ * whether the list pages backward.
  */
-export function listRequest(
-  args: ConnectionArgs,
-  selection: ConnectionSelection,
-  node: NodeSources,
-  allowCount: boolean,
-): ListRequest {
+export function writeListArguments(args: ConnectionArgs, prefix: string, query: Record<string, string>): boolean {
   const backward = pagesBackward(args);
-  if (backward) checkBackward(args);
-  const query: Record<string, string> = {};
-  if (args.filter != null) query.filter = args.filter;
-  if (args.sort != null) query.sort = args.sort;
+  if (backward) checkBackward(args, prefix);
+  if (args.filter != null) query[`${prefix}filter`] = args.filter;
+  if (args.sort != null) query[`${prefix}sort`] = args.sort;
   const limit = backward ? args.last : args.first;
-  if (limit != null) query.limit = String(limit);
+  if (limit != null) query[`${prefix}limit`] = String(limit);
   const cursor = backward ? args.before : args.after;
-  if (cursor != null) query.cursor = cursor;
-  if (args.offset != null) query.offset = String(args.offset);
-  if (args.search != null) query.search = args.search;
-  const picked = new Set<string>();
-  for (const name of selection.nodeFields) {
-    const source = node.sources.get(name);
-    if (source !== undefined) picked.add(source);
-  }
-  // A selection with no node field still needs one name for `fields`: the primary key's, which every item carries.
-  if (picked.size === 0 && node.keyName !== undefined) picked.add(node.keyName);
-  if (picked.size > 0) query.fields = [...picked].join(',');
-  if (selection.totalCount && allowCount) query.count = 'true';
-  return { query, backward };
+  if (cursor != null) query[`${prefix}cursor`] = cursor;
+  if (args.offset != null) query[`${prefix}offset`] = String(args.offset);
+  return backward;
 }
 
 /** Say where an engine page stands, for `pageInfo`. */
@@ -68,13 +46,29 @@ export function connectionValue(result: EdgesPage, args: ConnectionArgs, backwar
   return { result, hasPrevious: args.after != null || (args.offset ?? 0) > 0, hasNext: result.page.page.hasMore };
 }
 
-function checkBackward(args: ConnectionArgs): void {
+/**
+ * The connection value of one parent's nested page (as the root request fetched it), with the per-item cursors the
+ * engine put beside it for edges; null when the item holds no page.
+ */
+export function nestedConnectionValue(value: unknown, args: ConnectionArgs): ConnectionValue | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const page = value as NestedPage;
+  return connectionValue({ page, cursors: page[NESTED_CURSORS] ?? [] }, args, pagesBackward(args));
+}
+
+function checkBackward(args: ConnectionArgs, prefix: string): void {
   if (args.first != null && args.last != null)
-    throw invalidParameter('last', 'first and last cannot be combined: first pages forward, last pages backward');
+    throw invalidParameter(
+      `${prefix}last`,
+      'first and last cannot be combined: first pages forward, last pages backward',
+    );
   if (args.first != null)
-    throw invalidParameter('before', 'before cannot be combined with first: page backward with last and before');
+    throw invalidParameter(
+      `${prefix}before`,
+      'before cannot be combined with first: page backward with last and before',
+    );
   if (args.after != null)
-    throw invalidParameter('after', 'after cannot be combined with last or before: page backward with before');
+    throw invalidParameter(`${prefix}after`, 'after cannot be combined with last or before: page backward with before');
   if (args.offset != null)
-    throw invalidParameter('offset', 'offset pages forward only: it cannot be combined with last or before');
+    throw invalidParameter(`${prefix}offset`, 'offset pages forward only: it cannot be combined with last or before');
 }

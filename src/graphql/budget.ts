@@ -11,11 +11,20 @@ import { documentLimitError } from './limit-error.ts';
  * Every bound is a positive integer.
  */
 export interface GraphQLLimits {
-  /** listql fields one document executes: aliases, fragments and every level count (default 20). */
+  /**
+   * Root listql fields one document executes (each list field of `Query`, and `node`): aliases and fragments count,
+   * nested relation fields are part of their root field's request (default 20).
+   */
   readonly maxFields?: number | undefined;
-  /** Statements: one data query per field with `first` above 0, one more per selected `totalCount` (default 10). */
+  /**
+   * Statements: one data query per field with `first` above 0, one more per selected `totalCount`, and per nested
+   * relation selected one more (and one more with its `totalCount`) (default 10).
+   */
   readonly maxStatements?: number | undefined;
-  /** Rows: the page sizes (`first`, or the engine's default limit) of every field together (default 1000). */
+  /**
+   * Rows: the page sizes (`first`, or the engine's default limit) of every field together, with every nested level's
+   * rows for all its parents (default 1000).
+   */
   readonly maxRows?: number | undefined;
   /**
    * Correlated sub-queries of every field's filter together, weighted as each engine's cost budget weighs them
@@ -44,14 +53,22 @@ export interface DocumentBudget {
   admit(info: GraphQLResolveInfo): boolean;
 }
 
-/** Build the field extensions of a connection field: its engine's pricer over the query its resolver builds. */
+/**
+ * Build the field extensions of a connection field: its engine's pricer over the query its resolver builds (the
+ * whole tree of the field's selection, so every nested level is counted).
+ */
 export function priceExtension<A>(
   engine: object,
   queryOf: (args: A, info: GraphQLResolveInfo) => QueryInput,
 ): Record<string, FieldPrice> {
   const work = requestWorkOf(engine);
   if (!work) throw new TypeError('graphqlSchema: the engine is not a listql engine');
-  return { [PRICE_EXTENSION]: (args, info) => work(queryOf(args as A, info)) };
+  return dynamicPriceExtension((args, info) => work(queryOf(args as A, info)));
+}
+
+/** Build the field extensions of a field that prices itself (`node(id:)`, whose engine depends on the id). */
+export function dynamicPriceExtension(price: FieldPrice): Record<string, FieldPrice> {
+  return { [PRICE_EXTENSION]: price };
 }
 
 /** Fill in and check a schema's limits (the engines give the default maxSubqueries), and build its guard. */
@@ -116,8 +133,8 @@ function weigh(info: GraphQLResolveInfo, bounds: Bounds): Verdict {
   }
   const messages: Record<keyof Bounds, string> = {
     maxFields: 'list fields',
-    maxStatements: 'statements (each list field runs one, and one more with totalCount)',
-    maxRows: 'rows (the page sizes of every list field together; ask for smaller pages with first)',
+    maxStatements: 'statements (each list field and each nested relation runs one, and one more with totalCount)',
+    maxRows: 'rows (the page sizes of every list field and nested level together; ask for smaller pages with first)',
     maxSubqueries: 'relationship sub-queries in the filters of every list field together',
   };
   for (const name of Object.keys(messages) as (keyof Bounds)[])

@@ -21,24 +21,22 @@ export interface ExecutedField {
   readonly nodes: readonly FieldNode[];
 }
 
-/** Deeper than any document the depth rule lets through; a guard for servers that skip validation. */
-const MAX_LEVELS = 64;
+/** What a field collection needs from the execution: the schema, the fragments and the variables' values. */
+export type CollectContext = Pick<GraphQLResolveInfo, 'schema' | 'fragments' | 'variableValues'>;
 
 /**
- * List the fields for which `wanted` holds that the operation of `info` will execute, at every level, as graphql-js
- * collects them: fields with the same response key at one level are one execution (aliases are not), fragments and
- * inline fragments count where their type condition matches, and `@skip`/`@include` are evaluated with this
- * execution's variables. Below an abstract type every possible type is walked (an upper bound). Throws a RangeError
- * on a document nested deeper than 64 levels.
- *
- * size: graphql-js's field collection (merge by response key, fragments, directives) mirrored as one walk.
+ * Group the fields selected on an object type by response key, as graphql-js does before it executes them: fields
+ * with the same response key are one execution (aliases are not), fragments and inline fragments count where their
+ * type condition matches the type (or an interface or union holding it), and `@skip`/`@include` are evaluated with
+ * this execution's variables.
  */
-export function executedFields(
-  info: GraphQLResolveInfo,
-  wanted: (field: GraphQLField<unknown, unknown>) => boolean,
-): ExecutedField[] {
-  const { schema, fragments, variableValues } = info;
-  const out: ExecutedField[] = [];
+export type FieldCollector = (
+  type: GraphQLObjectType,
+  sets: readonly (SelectionSetNode | undefined)[],
+) => Map<string, FieldNode[]>;
+
+/** Build the field collector of one execution. */
+export function fieldCollector({ schema, fragments, variableValues }: CollectContext): FieldCollector {
   const included = (node: { readonly directives?: readonly unknown[] | undefined }): boolean => {
     if (!node.directives?.length) return true;
     const at = node as Parameters<typeof getDirectiveValues>[1];
@@ -50,7 +48,7 @@ export function executedFields(
     const named = schema.getType(condition);
     return named !== undefined && isAbstractType(named) && schema.isSubType(named, type);
   };
-  const collect = (type: GraphQLObjectType, sets: readonly (SelectionSetNode | undefined)[]) => {
+  return (type, sets) => {
     const grouped = new Map<string, FieldNode[]>();
     const seen = new Set<string>();
     const visit = (set: SelectionSetNode | undefined) => {
@@ -58,7 +56,9 @@ export function executedFields(
         if (!included(selection)) continue;
         if (selection.kind === Kind.FIELD) {
           const key = selection.alias?.value ?? selection.name.value;
-          grouped.set(key, [...(grouped.get(key) ?? []), selection]);
+          const group = grouped.get(key);
+          if (group) group.push(selection);
+          else grouped.set(key, [selection]);
         } else if (selection.kind === Kind.INLINE_FRAGMENT) {
           if (applies(type, selection.typeCondition?.name.value)) visit(selection.selectionSet);
         } else {
@@ -73,6 +73,23 @@ export function executedFields(
     for (const set of sets) visit(set);
     return grouped;
   };
+}
+
+/** Deeper than any document the depth rule lets through; a guard for servers that skip validation. */
+const MAX_LEVELS = 64;
+
+/**
+ * List the fields for which `wanted` holds that the operation of `info` will execute, at every level, as graphql-js
+ * collects them (see FieldCollector). Below an abstract type every possible type is walked (an upper bound). Throws
+ * a RangeError on a document nested deeper than 64 levels.
+ */
+export function executedFields(
+  info: GraphQLResolveInfo,
+  wanted: (field: GraphQLField<unknown, unknown>) => boolean,
+): ExecutedField[] {
+  const { schema } = info;
+  const collect = fieldCollector(info);
+  const out: ExecutedField[] = [];
   const walk = (type: GraphQLObjectType, sets: readonly (SelectionSetNode | undefined)[], level: number) => {
     if (level > MAX_LEVELS) throw new RangeError(`the document nests more than ${MAX_LEVELS} levels`);
     for (const [responseKey, nodes] of collect(type, sets)) {

@@ -1,19 +1,23 @@
 import type { GraphQLFieldConfig, GraphQLScalarType } from 'graphql';
-import { GraphQLBoolean, GraphQLFloat, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
-import type { EngineDescription, FieldDescription } from '../engine/describe/endpoint.ts';
+import {
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+} from 'graphql';
+import type { FieldDescription } from '../engine/describe/endpoint.ts';
 import type { ItemPropertyDescription } from '../engine/describe/item.ts';
+import { type LevelDescription, levelExtension, type NodeTypes, nodeLevel, sourceExtension } from './node-source.ts';
+import { relationFields } from './relation-fields.ts';
+import { globalIdOf } from './relay-id.ts';
 
 /** A list item as the engine returns it. */
 type Item = Record<string, unknown>;
 
-/** How the node fields of an endpoint are fetched: per node field, the `fields=` name that reads it. */
-export interface NodeSources {
-  readonly sources: ReadonlyMap<string, string>;
-  /** The primary key's name: what `fields` holds when no node field is selected. */
-  readonly keyName: string | undefined;
-}
-
-/** One field of a node type: its GraphQL name, the `fields=` name that fetches it, the item key that holds it. */
+/** One value field of a node type: its GraphQL name, the `fields=` name that fetches it, the item key that holds it. */
 interface NodeField {
   readonly name: string;
   readonly source: string;
@@ -23,36 +27,66 @@ interface NodeField {
 }
 
 /**
- * Build the node type of an endpoint: one field per name `fields=` accepts (the primary key, then every selectable
+ * Build a node type: one field per name `fields=` accepts at this level (the primary key, then every selectable
  * field), typed honestly from the metadata: 64-bit integers and decimals are strings (GraphQL's Int is 32-bit and
  * Float is binary), dates and datetimes are ISO 8601 strings. A to-one relation whose key items carry is the field
- * `<relation>Id` holding that key (the relation's own name stays free for an object field).
+ * `<relation>Id` holding that key; a selectable relation is, under its own name, an object (to-one) or a connection
+ * (to-many) of a nested node type named `<Type><Relation>`. An endpoint's type (`root`) implements Relay's `Node`
+ * when the schema has it.
  */
-export function nodeType(typeName: string, description: EngineDescription): GraphQLObjectType {
+export function nodeType(
+  typeName: string,
+  level: LevelDescription,
+  types: NodeTypes,
+  root: boolean,
+): GraphQLObjectType {
   const fields: Record<string, GraphQLFieldConfig<Item, unknown>> = {};
-  for (const { name, itemKey, scalar, nullable } of nodeFields(typeName, description))
-    fields[name] = {
+  if (types.relay) {
+    const key = level.key;
+    fields.id = {
+      type: new GraphQLNonNull(GraphQLID),
+      description: root
+        ? 'A global id: opaque and unique across the schema; `node(id:)` reads the object again.'
+        : 'A global id: opaque and unique across the schema.',
+      resolve: (item, _args, _context, info) =>
+        globalIdOf(
+          info.parentType.name,
+          key.map((k) => item[k]),
+        ),
+      extensions: sourceExtension({ kind: 'globalId' }),
+    };
+  }
+  for (const { name, source, itemKey, scalar, nullable } of nodeFields(typeName, level)) {
+    const shown = types.relay && name === 'id' ? 'rowId' : name;
+    if (fields[shown]) throw new TypeError(`graphqlSchema: ${typeName}.${shown} is both a field and the renamed id`);
+    fields[shown] = {
       type: nullable ? scalar : new GraphQLNonNull(scalar),
       resolve: scalar === GraphQLString ? (item) => asString(item[itemKey]) : (item) => item[itemKey] ?? null,
+      extensions: sourceExtension({ kind: 'value', source, itemKey }),
     };
-  return new GraphQLObjectType<Item>({ name: typeName, fields });
+  }
+  for (const [name, field] of Object.entries(relationFields(typeName, level, types, nodeType))) {
+    if (fields[name]) throw new TypeError(`graphqlSchema: ${typeName}.${name} is both a field and a relation`);
+    fields[name] = field;
+  }
+  const interfaces = root && types.relay ? [types.relay.node] : [];
+  return new GraphQLObjectType<Item>({
+    name: typeName,
+    fields,
+    interfaces,
+    extensions: levelExtension(nodeLevel(level)),
+  });
 }
 
-/** Tell which `fields=` name fetches each node field of an endpoint. */
-export function nodeSources(typeName: string, description: EngineDescription): NodeSources {
-  const sources = new Map(nodeFields(typeName, description).map((f) => [f.name, f.source] as const));
-  return { sources, keyName: description.selectable[0] };
-}
-
-function nodeFields(typeName: string, description: EngineDescription): NodeField[] {
-  const keyed = new Map(description.relations.flatMap((r) => (r.itemKey === undefined ? [] : [[r.name, r.itemKey]])));
+function nodeFields(typeName: string, level: LevelDescription): NodeField[] {
+  const keyed = new Map(level.relations.flatMap((r) => (r.itemKey === undefined ? [] : [[r.name, r.itemKey]])));
   const out: NodeField[] = [];
-  for (const name of description.selectable) {
+  for (const name of level.selectable) {
     if (keyed.has(name)) continue;
     if (name.startsWith('__'))
       throw new TypeError(`graphqlSchema: ${typeName}.${name}: names starting with '__' are reserved by GraphQL`);
-    const field = description.fields.find((f) => f.name === name);
-    const property = description.item.properties.find((p) => p.name === name);
+    const field = level.fields.find((f) => f.name === name);
+    const property = level.item.properties.find((p) => p.name === name);
     const scalar = field ? scalarOfField(field, property) : scalarOfProperty(property);
     out.push({
       name,
@@ -68,7 +102,7 @@ function nodeFields(typeName: string, description: EngineDescription): NodeField
       throw new TypeError(`graphqlSchema: ${typeName}.${name}: names starting with '__' are reserved by GraphQL`);
     // A field of that name (say a scalar `authorId` beside the relation `author`) keeps it: it holds the same key.
     if (out.some((f) => f.name === name)) continue;
-    const property = description.item.properties.find((p) => p.name === itemKey);
+    const property = level.item.properties.find((p) => p.name === itemKey);
     const nullable = property?.nullable ?? true;
     out.push({ name, source: relation, itemKey, scalar: scalarOfProperty(property), nullable });
   }

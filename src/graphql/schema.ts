@@ -1,15 +1,20 @@
 import type { FilterOptions } from '@mikro-orm/core';
-import { type GraphQLFieldConfig, GraphQLObjectType, GraphQLSchema } from 'graphql';
+import { type GraphQLFieldConfig, GraphQLObjectType, type GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import type { EngineDescription } from '../engine/describe/endpoint.ts';
-import { edgesListerOf } from '../engine/page/edges.ts';
+import { type EdgesPage, edgesListerOf } from '../engine/page/edges.ts';
 import type { AnyQueryBuilder } from '../plan/plan-query.ts';
 import { executionSignals, withSignals } from './abort.ts';
-import { type ConnectionArgs, connectionValue, listRequest, pagesBackward } from './arguments.ts';
+import { attachAliases } from './aliases.ts';
+import { type ConnectionArgs, connectionValue, pagesBackward } from './arguments.ts';
 import { type DocumentBudget, documentBudget, type GraphQLLimits, priceExtension } from './budget.ts';
 import { type ConnectionValue, connectionArgs, connectionType } from './connection.ts';
+import { fieldCollector } from './document-walk.ts';
 import { toGraphQLError } from './errors.ts';
-import { nodeSources, nodeType } from './node-type.ts';
-import { connectionSelection } from './selection.ts';
+import type { NodeTypes } from './node-source.ts';
+import { nodeType } from './node-type.ts';
+import { keyFilter, nodeField, type RelayEndpoint, relaySchema } from './relay.ts';
+import { connectionRequest, type TreeRequest } from './selection.ts';
+import { typeNames } from './type-names.ts';
 
 /** One request's base scope (tenant, authorization), MikroORM filter options, and the context for `search`. */
 export interface GraphQLListScope {
@@ -32,7 +37,10 @@ export interface GraphQLEngine {
 export interface GraphQLEndpoint<Context> {
   /** The field on `Query`, e.g. `books`. */
   readonly field: string;
-  /** The node type's name, e.g. `Book` (which also names `BookConnection` and `BookEdge`). */
+  /**
+   * The node type's name, e.g. `Book` (which also names `BookConnection` and `BookEdge`, and the types of its
+   * selectable relations: `BookAuthor`, `BookReviewsConnection`, …).
+   */
   readonly type: string;
   readonly engine: GraphQLEngine;
   /**
@@ -51,18 +59,24 @@ export interface GraphQLSchemaOptions<Context> {
   readonly onInternalError?: (err: unknown) => void;
   /** Bounds on one document's listql fields together (docs/graphql.md, Cost and limits). */
   readonly limits?: GraphQLLimits;
+  /**
+   * Relay's object identification: a `Node` interface that every endpoint's type implements, a global `id: ID!` on
+   * every node type (a field named `id` is then `rowId`), and `node(id: ID!): Node` on `Query` (docs/graphql.md).
+   */
+  readonly relay?: boolean;
 }
 
 /**
  * Build a GraphQL schema from list engines: per endpoint a Relay connection field on `Query`, whose `filter` and
- * `sort` arguments speak the same language as the query parameters, whose node type follows the policy (primary key
- * and selectable fields), and whose selection narrows the SQL as `fields=` does. Each request runs through the
- * engine exactly as a REST request would; nothing is planned here.
+ * `sort` arguments speak the same language as the query parameters, whose node type follows the policy (primary key,
+ * selectable fields, and selectable relations as nested objects and connections), and whose selection narrows the
+ * SQL as `fields=` does. Each root field is one engine request, its whole selection included, planned and priced
+ * before any SQL, exactly as a REST request would be.
  *
  * @example
  * const schema = graphqlSchema({ endpoints: [{ field: 'books', type: 'Book', engine: books,
  *   scope: (ctx) => ({ base: ctx.em.createQueryBuilder(Book, 'b').where({ tenant: ctx.tenant }) }) }] });
- * // { books(filter: "price gt 10", first: 2) { nodes { id title } pageInfo { endCursor } } }
+ * // { books(filter: "price gt 10", first: 2) { nodes { id title author { name } } pageInfo { endCursor } } }
  */
 export function graphqlSchema<Context = unknown>(options: GraphQLSchemaOptions<Context>): GraphQLSchema {
   const onInternalError = options.onInternalError ?? logInternalError;
@@ -72,52 +86,123 @@ export function graphqlSchema<Context = unknown>(options: GraphQLSchemaOptions<C
     options.limits,
     options.endpoints.map((e) => e.engine),
   );
+  const relay = options.relay ? relaySchema() : undefined;
+  const types: NodeTypes = { names: typeNames(relay !== undefined), ...(relay ? { relay: { node: relay.node } } : {}) };
+  const relayEndpoints: RelayEndpoint[] = [];
   for (const endpoint of options.endpoints) {
-    if (fields[endpoint.field]) throw new TypeError(`graphqlSchema: the field ${endpoint.field} appears twice`);
-    fields[endpoint.field] = connectionField(endpoint, onInternalError, budget);
+    if (fields[endpoint.field] || (relay && endpoint.field === 'node'))
+      throw new TypeError(`graphqlSchema: the field ${endpoint.field} appears twice`);
+    const root = rootField(endpoint, onInternalError, budget, types);
+    fields[endpoint.field] = root.field;
+    if (relay) relayEndpoints.push(root.relay());
   }
   if (Object.keys(fields).length === 0) throw new TypeError('graphqlSchema: give at least one endpoint');
+  if (relay) {
+    const fail = (err: unknown, request: TreeRequest | undefined, context: unknown, info: GraphQLResolveInfo) =>
+      failure(err, executionSignals(context, info), onInternalError, false, request);
+    fields.node = nodeField(relay, relayEndpoints, budget, fail) as GraphQLFieldConfig<unknown, Context>;
+  }
   return new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields }) });
 }
 
-function connectionField<Context>(
+/**
+ * The connection field of an endpoint, and (for `relay`) how `node(id:)` reads one of its objects.
+ *
+ * size: the field config and its resolver share the endpoint's types, request translation and list call.
+ */
+function rootField<Context>(
   endpoint: GraphQLEndpoint<Context>,
   onInternalError: (err: unknown) => void,
   budget: DocumentBudget,
-): GraphQLFieldConfig<unknown, Context, ConnectionArgs> {
+  types: NodeTypes,
+): { field: GraphQLFieldConfig<unknown, Context, ConnectionArgs>; relay: () => RelayEndpoint } {
   const description = endpoint.engine.describe();
-  const node = nodeType(endpoint.type, description);
-  const sources = nodeSources(endpoint.type, description);
+  const origin = `the endpoint ${endpoint.field}`;
+  const node = nodeType(types.names.claim(endpoint.type, origin), description, types, true);
+  for (const suffix of ['Connection', 'Edge']) types.names.claim(endpoint.type + suffix, origin);
   const allowCount = description.capabilities.count;
-  return {
+  const requestOf = translations((args: ConnectionArgs, info: GraphQLResolveInfo) =>
+    connectionRequest(fieldCollector(info), info.variableValues, info.fieldNodes, info.returnType, args, allowCount),
+  );
+  const list = async (request: TreeRequest, context: Context, signals: readonly AbortSignal[]) => {
+    const scope = await endpoint.scope(context);
+    const scoped = endpoint.engine.from(scope.base, scope.filters === undefined ? {} : { filters: scope.filters });
+    const lister = edgesListerOf<Record<string, string>, object>(scoped);
+    if (!lister) throw new TypeError('graphqlSchema: the engine is not a listql engine');
+    const { backward, backwardLists } = request;
+    const options = backwardLists.length === 0 ? { backward } : { backward, backwardLists };
+    const result: EdgesPage = await lister(request.query, withSignals(scope.ctx, signals), options);
+    if (request.aliases) attachAliases(result.page.items, request.aliases);
+    return result;
+  };
+  const field: GraphQLFieldConfig<unknown, Context, ConnectionArgs> = {
     // Nullable: a client error on one root field nulls that field only, and its siblings keep their data.
     type: connectionType(endpoint.type, node, allowCount),
     args: connectionArgs(description),
     ...(endpoint.description === undefined ? {} : { description: endpoint.description }),
     // The document budget prices this field with the very request its resolver sends.
-    extensions: priceExtension(
-      endpoint.engine,
-      (args: ConnectionArgs, info) => listRequest(args, connectionSelection(info), sources, allowCount).query,
-    ),
+    extensions: priceExtension(endpoint.engine, (args: ConnectionArgs, info) => requestOf(args, info).query),
     async resolve(_source, args, context, info): Promise<ConnectionValue | null> {
       const signals = executionSignals(context, info);
+      let request: TreeRequest | undefined;
       try {
         // Over the document's budget: the first field reports it, every other resolves to null; nothing runs.
         if (!budget.admit(info)) return null;
-        const { query, backward } = listRequest(args, connectionSelection(info), sources, allowCount);
-        const scope = await endpoint.scope(context);
-        const scoped = endpoint.engine.from(scope.base, scope.filters === undefined ? {} : { filters: scope.filters });
-        const list = edgesListerOf<Record<string, string>, object>(scoped);
-        if (!list) throw new TypeError('graphqlSchema: the engine is not a listql engine');
-        const result = await list(query, withSignals(scope.ctx, signals), { backward });
-        return connectionValue(result, args, backward);
+        request = requestOf(args, info);
+        return connectionValue(await list(request, context, signals), args, request.backward);
       } catch (err) {
-        // A client that went away is not a server fault: its aborted statement is not logged.
-        const report = signals.some((s) => s.aborted) ? () => {} : onInternalError;
-        throw toGraphQLError(err, report, pagesBackward(args));
+        throw failure(err, signals, onInternalError, pagesBackward(args), request);
       }
     },
   };
+  const relay = (): RelayEndpoint => ({
+    type: node,
+    engine: endpoint.engine,
+    keySize: description.key.length,
+    filterOf: keyFilter(endpoint.type, description),
+    read: async (request, context, info) =>
+      (await list(request, context as Context, executionSignals(context, info))).page.items[0] ?? null,
+  });
+  return { field, relay };
+}
+
+/**
+ * Remember a root field's translation for its execution: the document budget translates it to price it, then its
+ * resolver sends it. Keyed on the field's first node and the execution's variable values (a fresh object for each
+ * execution), which together fix the arguments and the selection.
+ */
+function translations<A>(
+  translate: (args: A, info: GraphQLResolveInfo) => TreeRequest,
+): (args: A, info: GraphQLResolveInfo) => TreeRequest {
+  const done = new WeakMap<object, WeakMap<object, TreeRequest>>();
+  return (args, info) => {
+    const node = info.fieldNodes[0];
+    const variables = info.variableValues as object | null | undefined;
+    if (!node || !variables) return translate(args, info);
+    let byExecution = done.get(node);
+    if (!byExecution) {
+      byExecution = new WeakMap();
+      done.set(node, byExecution);
+    }
+    let request = byExecution.get(variables);
+    if (!request) {
+      request = translate(args, info);
+      byExecution.set(variables, request);
+    }
+    return request;
+  };
+}
+
+/** The GraphQL error of a failed root field; a client that went away is not a server fault, and is not logged. */
+function failure(
+  err: unknown,
+  signals: readonly AbortSignal[],
+  onInternalError: (err: unknown) => void,
+  backward: boolean,
+  request: TreeRequest | undefined,
+): Error {
+  const report = signals.some((s) => s.aborted) ? () => {} : onInternalError;
+  return toGraphQLError(err, report, backward, request?.lists);
 }
 
 function logInternalError(err: unknown): void {

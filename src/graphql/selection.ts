@@ -1,48 +1,227 @@
-import type { FieldNode, FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
-import { Kind } from 'graphql';
+import {
+  type FieldNode,
+  type GraphQLField,
+  type GraphQLObjectType,
+  type GraphQLOutputType,
+  type GraphQLResolveInfo,
+  getArgumentValues,
+  getNamedType,
+  type SelectionSetNode,
+} from 'graphql';
+import { invalidParameter } from '../errors.ts';
+import { type AliasLevel, freeAlias } from './aliases.ts';
+import { type ConnectionArgs, writeListArguments } from './arguments.ts';
+import type { FieldCollector } from './document-walk.ts';
+import { levelOf, type NodeFieldSource, type NodeLevel, sourceOf } from './node-source.ts';
 
-/** What a connection field's selection asks for. */
-export interface ConnectionSelection {
-  /** Node fields selected under `nodes` or `edges { node }` (aliases resolved to field names). */
-  readonly nodeFields: ReadonlySet<string>;
-  readonly totalCount: boolean;
+/**
+ * One engine request for a whole root field: its list parameters, `fields` with every nested selection
+ * (`id,title,author(name),best:reviews(stars)`), and the path-named parameters of the nested lists (`best.limit`).
+ */
+export interface TreeRequest {
+  readonly query: Record<string, string>;
+  /** The root list pages backward (`last`/`before`). */
+  readonly backward: boolean;
+  /** The dotted paths of nested lists that page backward. */
+  readonly backwardLists: readonly string[];
+  /** Per dotted path of a nested list in the request: its path of response keys, and whether it pages backward. */
+  readonly lists: ReadonlyMap<string, { readonly name: string; readonly backward: boolean }>;
+  /** Where nested results were fetched under another key than their response key; absent when none was. */
+  readonly aliases?: AliasLevel;
+}
+
+interface State {
+  readonly collect: FieldCollector;
+  readonly variables: GraphQLResolveInfo['variableValues'];
+  readonly query: Record<string, string>;
+  readonly backwardLists: string[];
+  readonly lists: Map<string, { readonly name: string; readonly backward: boolean }>;
 }
 
 /**
- * Read which node fields and whether `totalCount` a connection field selects, through fragments and inline
- * fragments. `@skip`/`@include` are not evaluated: a skipped field is fetched all the same (never too little).
+ * Translate a root connection field (its nodes, its connection type and arguments) into one engine request: the
+ * selection under `nodes` and `edges { node }`, through fragments, inline fragments and `@skip`/`@include`, at every
+ * depth; a selected `totalCount` asks for `count` where it is allowed. See translateLevel for nested selections.
  */
-export function connectionSelection(info: GraphQLResolveInfo): ConnectionSelection {
-  const fragments = info.fragments;
-  const top = subfields(info.fieldNodes, fragments);
-  const nodeFields = new Set<string>();
-  const nodes = [...(top.get('nodes') ?? [])];
-  for (const edge of subfields(top.get('edges') ?? [], fragments).get('node') ?? []) nodes.push(edge);
-  for (const name of subfields(nodes, fragments).keys()) if (!name.startsWith('__')) nodeFields.add(name);
-  return { nodeFields, totalCount: top.has('totalCount') };
+export function connectionRequest(
+  collect: FieldCollector,
+  variables: GraphQLResolveInfo['variableValues'],
+  fieldNodes: readonly FieldNode[],
+  returnType: GraphQLOutputType,
+  args: ConnectionArgs,
+  allowCount: boolean,
+): TreeRequest {
+  const state: State = { collect, variables, query: {}, backwardLists: [], lists: new Map() };
+  const backward = writeListArguments(args, '', state.query);
+  if (args.search != null) state.query.search = args.search;
+  const parts = connectionParts(collect, getNamedType(returnType) as GraphQLObjectType, setsOf(fieldNodes));
+  if (parts.totalCount && allowCount) state.query.count = 'true';
+  const { text, aliases } = translateLevel(state, parts.node, parts.nodeSets, '', '');
+  state.query.fields = text;
+  return { ...finish(state, aliases), backward };
 }
 
-/** Group the fields selected under the given field nodes by field name. */
-function subfields(
-  nodes: readonly FieldNode[],
-  fragments: Readonly<Record<string, FragmentDefinitionNode>>,
-): Map<string, FieldNode[]> {
-  const out = new Map<string, FieldNode[]>();
-  const seen = new Set<string>();
-  const visit = (set: SelectionSetNode | undefined) => {
-    for (const selection of set?.selections ?? []) {
-      if (selection.kind === Kind.FIELD) {
-        const name = selection.name.value;
-        out.set(name, [...(out.get(name) ?? []), selection]);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet);
-      else if (selection.kind === Kind.FRAGMENT_SPREAD) {
-        const name = selection.name.value;
-        if (seen.has(name)) continue;
-        seen.add(name);
-        visit(fragments[name]?.selectionSet);
+/** Translate the selection of one object of `type` (Relay's `node`) into the `fields` and nested parameters. */
+export function objectRequest(
+  collect: FieldCollector,
+  variables: GraphQLResolveInfo['variableValues'],
+  fieldNodes: readonly FieldNode[],
+  type: GraphQLObjectType,
+): TreeRequest {
+  const state: State = { collect, variables, query: {}, backwardLists: [], lists: new Map() };
+  const { text, aliases } = translateLevel(state, type, setsOf(fieldNodes), '', '');
+  state.query.fields = text;
+  return { ...finish(state, aliases), backward: false };
+}
+
+function finish(state: State, aliases: AliasLevel | undefined): Omit<TreeRequest, 'backward'> {
+  const { query, backwardLists, lists } = state;
+  return aliases === undefined ? { query, backwardLists, lists } : { query, backwardLists, lists, aliases };
+}
+
+/** One level being translated: its names, what its items hold, and the aliases it had to give. */
+interface Level {
+  readonly level: NodeLevel;
+  readonly groups: ReadonlyMap<string, readonly FieldNode[]>;
+  /** Item keys the level's items hold for something else: the key, the picked values' names and keys. */
+  readonly reserved: Set<string>;
+  readonly keys: Map<string, string>;
+  readonly children: Map<string, { many: boolean; level: AliasLevel }>;
+}
+
+/** A selectable relation selected under one response key. */
+interface Nested {
+  readonly key: string;
+  readonly field: GraphQLField<unknown, unknown>;
+  readonly nodes: readonly FieldNode[];
+}
+
+/**
+ * Translate the selection of one level (a node type's fields, merged by response key as graphql-js executes them)
+ * into `fields` text. Values give their `fields` names; a selectable relation gives `key:relation(…)` (the key
+ * omitted when it is the relation's name), its nested list's arguments the parameters `<path>.<name>`, where the
+ * path is the dotted item keys from the root. A response key the level's items need for something else (the key,
+ * a picked field, a name `fields` knows) is fetched under an internal alias, which `aliases` records.
+ */
+function translateLevel(
+  state: State,
+  type: GraphQLObjectType,
+  sets: readonly (SelectionSetNode | undefined)[],
+  path: string,
+  name: string,
+): { readonly text: string; readonly aliases?: AliasLevel } {
+  const level = levelOf(type) as NodeLevel;
+  const groups = state.collect(type, sets);
+  const fields = type.getFields();
+  const picked = new Set<string>();
+  const nested: Nested[] = [];
+  const reserved = new Set<string>(level.key);
+  for (const [key, nodes] of groups) {
+    const fieldName = nodes[0]!.name.value;
+    // Under `nodes` and `edges { node }` one key may name different fields: harmless for values, which items hold
+    // under their own keys, but a relation's result is held under the response key itself.
+    const names = nodes.length === 1 ? [fieldName] : [...new Set(nodes.map((n) => n.name.value))];
+    for (const one of names) {
+      const field = fields[one];
+      const source = sourceOf(field);
+      if (source?.kind === 'value') {
+        picked.add(source.source);
+        reserved.add(source.source).add(source.itemKey);
+      } else if (source && source.kind !== 'globalId') {
+        if (names.length > 1) throw conflict(join(name, key));
+        nested.push({ key, field: field!, nodes });
       }
     }
-  };
-  for (const node of nodes) visit(node.selectionSet);
-  return out;
+  }
+  const parts = [...picked];
+  if (nested.length > 0) {
+    const at: Level = { level, groups, reserved, keys: new Map(), children: new Map() };
+    for (const entry of nested) parts.push(nestedPart(state, at, entry, path, name));
+    if (at.keys.size > 0 || at.children.size > 0)
+      return {
+        text: parts.join(','),
+        aliases: at.keys.size === 0 ? { children: at.children } : { keys: at.keys, children: at.children },
+      };
+  }
+  // A level with nothing picked still needs one name: the key's, which its items carry anyway.
+  return { text: parts.length === 0 ? level.key[0]! : parts.join(',') };
+}
+
+/** Translate one selected relation: `key:relation(…)`, and for a list its parameters. */
+function nestedPart(state: State, at: Level, { key, field, nodes }: Nested, path: string, name: string): string {
+  const source = sourceOf(field) as Extract<NodeFieldSource, { relation: string }>;
+  const own = key === source.relation;
+  const clashes = at.reserved.has(key) || key.startsWith('__') || (!own && at.level.names.has(key));
+  const itemKey = clashes ? freeAlias(at.level, at.groups, at.keys) : key;
+  if (itemKey !== key) at.keys.set(key, itemKey);
+  const childPath = join(path, itemKey);
+  const childName = join(name, key);
+  const sets = setsOf(nodes);
+  let child: { readonly text: string; readonly aliases?: AliasLevel };
+  if (source.kind === 'one')
+    child = translateLevel(state, getNamedType(field.type) as GraphQLObjectType, sets, childPath, childName);
+  else {
+    const args = sameArguments(state, field, nodes, childName);
+    const backward = writeListArguments(args, `${childPath}.`, state.query);
+    state.lists.set(childPath, { name: childName, backward });
+    if (backward) state.backwardLists.push(childPath);
+    const conn = connectionParts(state.collect, getNamedType(field.type) as GraphQLObjectType, sets);
+    if (conn.totalCount && source.allowCount) state.query[`${childPath}.count`] = 'true';
+    child = translateLevel(state, conn.node, conn.nodeSets, childPath, childName);
+  }
+  if (child.aliases) at.children.set(itemKey, { many: source.kind === 'many', level: child.aliases });
+  return `${itemKey === source.relation ? '' : `${itemKey}:`}${source.relation}(${child.text})`;
+}
+
+/** The parts of a connection's selection: the node type, the selection sets of its nodes, and totalCount. */
+function connectionParts(
+  collect: FieldCollector,
+  connection: GraphQLObjectType,
+  sets: readonly (SelectionSetNode | undefined)[],
+): { node: GraphQLObjectType; nodeSets: (SelectionSetNode | undefined)[]; totalCount: boolean } {
+  const fields = connection.getFields();
+  const node = getNamedType(fields.nodes!.type) as GraphQLObjectType;
+  const edge = getNamedType(fields.edges!.type) as GraphQLObjectType;
+  const nodeSets: (SelectionSetNode | undefined)[] = [];
+  let totalCount = false;
+  for (const nodes of collect(connection, sets).values()) {
+    const fieldName = nodes[0]!.name.value;
+    if (fieldName === 'nodes') nodeSets.push(...setsOf(nodes));
+    else if (fieldName === 'totalCount') totalCount = true;
+    else if (fieldName === 'edges')
+      for (const edgeNodes of collect(edge, setsOf(nodes)).values())
+        if (edgeNodes[0]!.name.value === 'node') nodeSets.push(...setsOf(edgeNodes));
+  }
+  return { node, nodeSets, totalCount };
+}
+
+/**
+ * The arguments of a nested connection selected under one response key. The same key under `nodes` and under
+ * `edges { node }` reads one item entry, so it must be one selection: different arguments are `invalid_parameter`.
+ */
+function sameArguments(
+  state: State,
+  field: GraphQLField<unknown, unknown>,
+  nodes: readonly FieldNode[],
+  name: string,
+): ConnectionArgs {
+  const all = nodes.map((n) => getArgumentValues(field, n, state.variables) as ConnectionArgs);
+  const first = JSON.stringify(all[0]);
+  if (all.some((args) => JSON.stringify(args) !== first)) throw conflict(name);
+  return all[0]!;
+}
+
+function conflict(name: string): Error {
+  return invalidParameter(
+    name,
+    `'${name}' is selected twice with different fields or arguments (under nodes and edges): give one an alias`,
+  );
+}
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}
+
+function setsOf(nodes: readonly FieldNode[]): (SelectionSetNode | undefined)[] {
+  return nodes.map((n) => n.selectionSet);
 }

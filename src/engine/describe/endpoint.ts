@@ -1,7 +1,9 @@
+import type { Platform } from '@mikro-orm/core';
 import { relationItemKey, selectableNames } from '../../bind/resolve-fields.ts';
-import type { BoundSchema, FieldKind, Operator } from '../../bind/types.ts';
+import type { BoundRelation, BoundSchema, FieldKind, Operator } from '../../bind/types.ts';
 import type { Dialect } from '../../dialect/index.ts';
 import type { Limits } from '../../limits.ts';
+import { publicNameOf } from '../../policy/bind-field.ts';
 import { OPERATORS } from '../../policy/options.ts';
 import type { EngineSettings } from '../config.ts';
 import { describeItem, type ItemDescription } from './item.ts';
@@ -15,7 +17,7 @@ export interface FieldDescription {
   /** Declared operators, in a fixed order; `nin` is written `not in`, `null` enables `is null` / `is not null`. */
   readonly operators: readonly Operator[];
   readonly sortable: boolean;
-  /** Whether `fields=` may pick it (root fields only; see `selectable` of the endpoint). */
+  /** Whether `fields=` may pick it (at the root, and inside selectable relations; see `selectable`). */
   readonly selectable: boolean;
   /** Enum fields only: the values a literal may take. */
   readonly values?: readonly (string | number)[];
@@ -28,17 +30,48 @@ export interface RelationDescription {
   /** Present (true) when clients may write `<name> is null` / `is not null` (`relation(…, { nullCheck: true })`). */
   readonly nullCheck?: true;
   /**
-   * Root to-one relations whose key items carry (m:1, owning 1:1): the item key holding it (the property's serialized
-   * name, which a `relation(name, policy, { property })` may make differ from `name`). `fields=<name>` picks it.
+   * To-one relations whose key items carry (m:1, owning 1:1), at the root and inside a selectable relation's schema:
+   * the item key holding it (the property's serialized name, which a `relation(name, policy, { property })` may make
+   * differ from `name`). `fields=<name>` picks it at that level.
    */
   readonly itemKey?: string;
+  /**
+   * Present when clients may select the related objects themselves (`fields=author(name)`, `reviews(stars)`; the
+   * policy's `selectable(…)` on the relation), reached from the root through selectable relations only. Its `schema`
+   * then carries `selectable` and `item`, as the root does.
+   */
+  readonly select?: RelationSelectDescription;
   readonly schema: SchemaDescription;
+}
+
+/**
+ * How a selectable relation may be selected. A to-one relation gives an object (or null) and takes no list
+ * parameters: `count` is false and the limits are absent. A to-many relation gives a page per parent.
+ */
+export interface RelationSelectDescription {
+  /** To-many: the most rows `<path>.limit` may ask for, per parent. */
+  readonly maxLimit?: number;
+  /** To-many: rows per parent when `<path>.limit` is absent. */
+  readonly defaultLimit?: number;
+  /** To-many: the order when `<path>.sort` is absent, as a sort value of the nested policy; then the key. */
+  readonly defaultSort?: string;
+  /** To-many: whether `<path>.count=true` (GraphQL `totalCount`) is enabled. Always false for to-one. */
+  readonly count: boolean;
 }
 
 /** What a policy exposes, in declaration order. */
 export interface SchemaDescription {
   readonly fields: readonly FieldDescription[];
   readonly relations: readonly RelationDescription[];
+  /**
+   * The names a selection at this level may pick: the primary key's, then every selectable field's, then every to-one
+   * relation's whose key items carry. Present at the root and in the schema of a selectable relation.
+   */
+  readonly selectable?: readonly string[];
+  /** The primary key's public names (the item keys that hold it), in metadata order; present where `selectable` is. */
+  readonly key?: readonly string[];
+  /** The JSON shape of this level's items; present where `selectable` is. */
+  readonly item?: ItemDescription;
 }
 
 /** The public description of an endpoint: what describe() returns and toOpenAPI() reads. */
@@ -50,6 +83,7 @@ export interface EngineDescription extends SchemaDescription {
    * to-one relation's whose key items carry (see RelationDescription.itemKey).
    */
   readonly selectable: readonly string[];
+  readonly key: readonly string[];
   readonly capabilities: {
     readonly count: boolean;
     /** `count=estimated`: enabled (`allowEstimatedCount`) and available on this database (PostgreSQL). */
@@ -83,9 +117,10 @@ export function describeEngine(
   defaultSort?: string,
 ): EngineDescription {
   return deepFreeze({
-    ...describeSchema(bound, true),
+    ...describeSchema(bound, { platform: bound.platform, dialect }),
     ...(defaultSort === undefined ? {} : { defaultSort }),
     selectable: [...selectableNames(bound)],
+    key: keyNames(bound),
     capabilities: {
       count: settings.allowCount,
       estimatedCount: settings.allowEstimatedCount && dialect.estimate !== undefined,
@@ -106,7 +141,14 @@ export function describeEngine(
   });
 }
 
-function describeSchema(bound: BoundSchema, root = false): SchemaDescription {
+/** Set while describing a level clients may select (the root, and selectable relations below it). */
+interface Selecting {
+  readonly platform: Platform;
+  readonly dialect: Dialect;
+}
+
+/** A schema, with its selectable names and item shape when `selecting` (the root adds its own `selectable`). */
+function describeSchema(bound: BoundSchema, selecting?: Selecting): SchemaDescription {
   const fields = [...bound.fields.values()].map((f): FieldDescription => {
     const described: FieldDescription = {
       name: f.publicName,
@@ -120,17 +162,44 @@ function describeSchema(bound: BoundSchema, root = false): SchemaDescription {
     return f.enumItems ? { ...described, values: [...f.enumItems] } : described;
   });
   const relations = [...bound.relations.values()].map((r): RelationDescription => {
-    // `fields` names root properties only: a nested relation's key is not selectable.
-    const itemKey = root ? relationItemKey(r) : undefined;
+    // Keys are picked where a selection reaches: the root, and inside selectable relations.
+    const itemKey = selecting ? relationItemKey(r) : undefined;
+    const select = selecting ? describeSelect(r) : undefined;
     return {
       name: r.publicName,
       cardinality: r.cardinality,
       ...(r.nullCheck ? { nullCheck: true as const } : {}),
       ...(itemKey === undefined ? {} : { itemKey }),
-      schema: describeSchema(r.target),
+      ...(select === undefined ? {} : { select }),
+      schema: select === undefined ? describeSchema(r.target) : selectableSchema(r.target, selecting!),
     };
   });
   return { fields, relations };
+}
+
+function selectableSchema(bound: BoundSchema, selecting: Selecting): SchemaDescription {
+  return {
+    ...describeSchema(bound, selecting),
+    selectable: [...selectableNames(bound)],
+    key: keyNames(bound),
+    item: describeItem(bound.meta, selecting.platform, selecting.dialect),
+  };
+}
+
+function keyNames(bound: BoundSchema): string[] {
+  return bound.meta.primaryKeys.map((pk) => publicNameOf(bound.meta.properties[pk]!));
+}
+
+function describeSelect(relation: BoundRelation): RelationSelectDescription | undefined {
+  const selection = relation.selection;
+  if (selection === undefined) return undefined;
+  if (relation.cardinality === 'one') return { count: false };
+  return {
+    maxLimit: selection.maxLimit,
+    defaultLimit: selection.defaultLimit,
+    ...(selection.defaultSortText === undefined ? {} : { defaultSort: selection.defaultSortText }),
+    count: selection.allowCount,
+  };
 }
 
 function deepFreeze<T>(value: T): T {
