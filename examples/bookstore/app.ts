@@ -13,10 +13,28 @@ import { authorPolicy, bookPolicy } from './policies.ts';
 import { titleSearch } from './search.ts';
 import { parseTenant } from './tenants.ts';
 
+/**
+ * The secret the bookstore signs its cursors with: BOOKSTORE_CURSOR_SECRET, 32 or more random bytes
+ * (`openssl rand -base64 32`). The default is for DEVELOPMENT ONLY: it is published here, so anyone could forge
+ * cursors for a server that keeps it; with NODE_ENV=production the bookstore refuses to start without its own.
+ */
+const DEVELOPMENT_CURSOR_SECRET = 'DEVELOPMENT ONLY: the public bookstore cursor secret, never deploy it';
+
+function cursorSecret(): string {
+  const secret = process.env.BOOKSTORE_CURSOR_SECRET;
+  if (secret) return secret;
+  if (process.env.NODE_ENV === 'production') throw new Error('set BOOKSTORE_CURSOR_SECRET (32+ random bytes)');
+  return DEVELOPMENT_CURSOR_SECRET;
+}
+
 /** Build the Express application of the bookstore over an initialized ORM; `/explain` only with `explain: true`. */
 export function createApp(orm: BookstoreORM, options: DevToolsOptions = {}): Express {
+  // Signed cursors: a client can read their keys (the README's tour shows them) but not change them; `sealed`
+  // (the default with a secret) would hide them too. See docs/pagination.md, Signed and sealed cursors.
+  const cursors = { cursorSecret: cursorSecret(), cursorMode: 'signed' } as const;
   // Built once at start-up: a policy mistake fails here, never in a request.
   const books = createEngine(orm, {
+    ...cursors,
     policy: bookPolicy,
     defaultLimit: 20,
     maxLimit: 100,
@@ -24,7 +42,7 @@ export function createApp(orm: BookstoreORM, options: DevToolsOptions = {}): Exp
     // `search=` matches titles case-insensitively; the term is escaped and bound, never spliced into SQL.
     search: titleSearch,
   });
-  const authors = createEngine(orm, { policy: authorPolicy, allowCount: true });
+  const authors = createEngine(orm, { ...cursors, policy: authorPolicy, allowCount: true });
 
   // Each endpoint: its path, its engine, and the base scope of a request (the tenant's rows).
   const endpoints: readonly BookstoreEndpoint[] = [

@@ -25,14 +25,22 @@ export interface DatabaseOptions {
   readonly sqliteFile?: string | undefined;
   /** Create the database of `databaseUrl` when it does not exist (default: refuse, naming the database). */
   readonly createDatabase?: boolean | undefined;
+  /** Read replicas of `databaseUrl` (same kind of URL): list reads go to them, writes to `databaseUrl`. */
+  readonly replicaUrls?: readonly string[] | undefined;
 }
 
-/** Read the database options from the environment: DATABASE_URL, BOOKSTORE_SQLITE and BOOKSTORE_CREATE_DB. */
+/**
+ * Read the database options from the environment: DATABASE_URL, BOOKSTORE_SQLITE, BOOKSTORE_CREATE_DB and
+ * DATABASE_REPLICA_URLS (comma-separated read replicas of DATABASE_URL).
+ */
 export function databaseOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): DatabaseOptions {
   return {
     databaseUrl: env.DATABASE_URL || undefined,
     sqliteFile: env.BOOKSTORE_SQLITE || undefined,
     createDatabase: env.BOOKSTORE_CREATE_DB === '1',
+    replicaUrls: env.DATABASE_REPLICA_URLS?.split(',')
+      .map((url) => url.trim())
+      .filter(Boolean),
   };
 }
 
@@ -74,10 +82,16 @@ export async function openBookstore(options: DatabaseOptions = {}): Promise<Book
   }
 }
 
-async function connect({ databaseUrl, sqliteFile, createDatabase }: DatabaseOptions): Promise<BookstoreORM> {
+async function connect({
+  databaseUrl,
+  sqliteFile,
+  createDatabase,
+  replicaUrls,
+}: DatabaseOptions): Promise<BookstoreORM> {
   if (databaseUrl) {
     // MikroORM creates a missing database on connect by default (`ensureDatabase`): only when asked to here.
-    const options = { entities: ENTITIES, clientUrl: databaseUrl, ensureDatabase: createDatabase === true };
+    const replicas = (replicaUrls ?? []).map((clientUrl) => ({ clientUrl }));
+    const options = { entities: ENTITIES, clientUrl: databaseUrl, ensureDatabase: createDatabase === true, replicas };
     switch (await serverAt(databaseUrl)) {
       case 'postgresql':
         return (await import('@mikro-orm/postgresql')).MikroORM.init(options);
@@ -139,10 +153,10 @@ async function checkDatabaseExists(orm: BookstoreORM): Promise<void> {
   }
 }
 
-/** Count the seeded publishers; undefined when the tables do not exist yet. */
+/** Count the seeded publishers on the primary (a replica may lag); undefined when the tables do not exist yet. */
 async function countPublishers(orm: BookstoreORM): Promise<number | undefined> {
   try {
-    return await orm.em.fork().count(Publisher, {});
+    return await orm.em.fork().count(Publisher, {}, { connectionType: 'write' });
   } catch {
     return undefined;
   }

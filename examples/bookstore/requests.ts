@@ -55,6 +55,15 @@ export function exampleRequests(nextCursor: string): ExampleRequest[] {
         ['cursor', nextCursor],
       ],
     },
+    {
+      title: 'nested selection: each author with their books, oldest first, and how many there are',
+      path: '/authors',
+      params: [
+        ['fields', 'name,books(title,year)'],
+        ['sort', 'name'],
+        ['books.count', 'true'],
+      ],
+    },
   ];
 }
 

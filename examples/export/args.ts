@@ -17,8 +17,11 @@ Export every book of one tenant that matches a filter, walking cursors page by p
   --filter <expr>     a filter in the request language, e.g. "year lt 1970"
   --sort <keys>       sort keys, e.g. -year or year,-price (a leading - sorts descending)
   --search <term>     only books whose title contains the term, ignoring case
+  --fields <list>     what each book carries, related objects too, e.g. "title,author(name),reviews(stars)"
+  --nested <p=v>      a parameter of a nested list, e.g. reviews.limit=5 or "reviews.sort=-stars"; repeatable
   --tenant <id>       the tenant whose books to export: 1 or 2 (default 1)
-  --csv               write CSV (always with a header line) instead of NDJSON
+  --csv               write CSV (always with a header line) instead of NDJSON; a related object's fields
+                      become columns such as author.name, and a nested list (reviews(…)) is refused
   --out <file>        write to this file instead of stdout; its folder must exist
   --page-size <n>     rows per query, 1 to ${MAX_PAGE_SIZE} (default 500)
   -h, --help          print this help and exit`;
@@ -28,6 +31,10 @@ export interface ExportOptions {
   readonly filter?: string;
   readonly sort?: string;
   readonly search?: string;
+  /** `fields`, nested selections included. */
+  readonly fields?: string;
+  /** Path-named parameters of nested lists (`reviews.limit` → `5`), in the order given. */
+  readonly nested: readonly (readonly [name: string, value: string])[];
   readonly tenant: number;
   readonly csv: boolean;
   readonly out?: string;
@@ -44,6 +51,8 @@ const OPTIONS = {
   filter: { type: 'string' },
   sort: { type: 'string' },
   search: { type: 'string' },
+  fields: { type: 'string' },
+  nested: { type: 'string', multiple: true },
   tenant: { type: 'string', default: '1' },
   csv: { type: 'boolean', default: false },
   out: { type: 'string' },
@@ -68,6 +77,8 @@ export function parseExportArgs(argv: readonly string[]): ExportOptions {
     throw new UsageError(`--page-size must be a whole number from 1 to ${MAX_PAGE_SIZE}, got '${pageSize}'`);
   return {
     ...(values.filter !== undefined ? { filter: values.filter } : {}),
+    ...(values.fields !== undefined ? { fields: values.fields } : {}),
+    nested: (values.nested ?? []).map(nestedParameter),
     ...(values.sort !== undefined ? { sort: values.sort } : {}),
     ...(values.search !== undefined ? { search: values.search } : {}),
     ...(values.out !== undefined ? { out: values.out } : {}),
@@ -76,6 +87,16 @@ export function parseExportArgs(argv: readonly string[]): ExportOptions {
     pageSize: Number(pageSize),
     help: values.help,
   };
+}
+
+/** A nested list parameter is named after its path; listql checks the path and the value, this only the form. */
+const NESTED =
+  /^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\.(?:filter|sort|limit|offset|cursor|count))=(.*)$/s;
+
+function nestedParameter(text: string): [string, string] {
+  const match = NESTED.exec(text);
+  if (!match) throw new UsageError(`--nested must be <path>.<parameter>=<value>, e.g. reviews.limit=5, got '${text}'`);
+  return [match[1]!, match[2]!];
 }
 
 function parse(args: string[]) {

@@ -4,11 +4,17 @@
  * stderr is a terminal (the total comes from `count`). `--help` lists the options.
  *
  *   npm run export -- --filter "year lt 1970" --sort -year --tenant 1 --csv --out books.csv
+ *   npm run export -- --fields "title,author(name),reviews(stars)" --nested reviews.limit=5
+ *
+ * `--fields` may select related objects (docs/selection.md): NDJSON writes each book's tree as list() gives it (a
+ * to-one object or null, a page of its own per book for a to-many list); CSV flattens a to-one object into columns
+ * (`author.id`, `author.name`) and refuses a to-many list with a one-line message and exit code 2.
  *
  * Uses the bookstore database: `DATABASE_URL` (PostgreSQL, MySQL or MariaDB, an existing database), else
- * `BOOKSTORE_SQLITE` or `.data/bookstore.sqlite` (created and seeded on first use). Exit codes: 0 done, 1 a failure
- * (database down), 2 refused (bad arguments, an unwritable --out, or a request listql refuses, printed as its JSON
- * error).
+ * `BOOKSTORE_SQLITE` or `.data/bookstore.sqlite` (created and seeded on first use). `DATABASE_REPLICA_URLS`
+ * (comma-separated read replicas of DATABASE_URL) moves the export's reads, count and pages, off the primary. Exit
+ * codes: 0 done, 1 a failure (database down), 2 refused (bad arguments, an unwritable --out, a to-many selection
+ * with --csv, or a request listql refuses, printed as its JSON error).
  */
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
@@ -20,6 +26,7 @@ import { Book } from '../bookstore/entities.ts';
 import { bookPolicy } from '../bookstore/policies.ts';
 import { titleSearch } from '../bookstore/search.ts';
 import { type ExportOptions, parseExportArgs, USAGE, UsageError } from './args.ts';
+import { csvColumns } from './columns.ts';
 import { csvCell, csvLine } from './csv.ts';
 
 const options = readArguments();
@@ -80,16 +87,20 @@ async function exportBooks(orm: BookstoreORM, options: ExportOptions, out: Writa
   if (options.filter !== undefined) query.filter = options.filter;
   if (options.sort !== undefined) query.sort = options.sort;
   if (options.search !== undefined) query.search = options.search;
+  if (options.fields !== undefined) query.fields = options.fields;
+  for (const [name, value] of options.nested) query[name] = value;
   const write = async (text: string) => {
     if (!out.write(text)) await once(out, 'drain'); // backpressure: wait instead of buffering without bound
   };
-  // The CSV columns are the item's keys, known before any row: a zero-row export still gets its header.
-  const columns = options.csv ? itemKeys(orm) : undefined;
-  const header = columns ? `${columns.map(csvCell).join(',')}\n` : '';
   const started = performance.now();
   let rows = 0;
   let code = 0;
   try {
+    // The request checked before anything is written (limit=0 runs no statement), then the CSV columns: known
+    // before any row, so a zero-row export still gets its header.
+    await scoped.list({ ...query, limit: '0' });
+    const columns = options.csv ? csvColumns(orm.getMetadata().get(Book), books.describe(), options.fields) : undefined;
+    const header = columns ? `${columns.map(csvCell).join(',')}\n` : '';
     let progress: ((done: number) => void) | undefined;
     if (process.stderr.isTTY) {
       // The total is the exact count of matching rows (`count=true&limit=0` runs no data query).
@@ -110,9 +121,13 @@ async function exportBooks(orm: BookstoreORM, options: ExportOptions, out: Writa
       `${progress ? '\n' : ''}exported ${rows} ${rows === 1 ? 'row' : 'rows'} in ${seconds.toFixed(2)} s (${Math.round(rows / seconds)} rows/s), peak RSS ${peak.toFixed(0)} MiB\n`,
     );
   } catch (err) {
-    const refused = isListError(err) && err.status < 500;
+    const refused = (isListError(err) && err.status < 500) || err instanceof UsageError;
     process.stderr.write(
-      refused ? `\nexport refused: ${JSON.stringify(err)}\n` : `\nexport failed: ${(err as Error).message}\n`,
+      err instanceof UsageError
+        ? `export: ${err.message}\n`
+        : refused
+          ? `\nexport refused: ${JSON.stringify(err)}\n`
+          : `\nexport failed: ${(err as Error).message}\n`,
     );
     code = refused ? 2 : 1;
   } finally {
@@ -123,18 +138,6 @@ async function exportBooks(orm: BookstoreORM, options: ExportOptions, out: Writa
     await orm.close();
   }
   return code;
-}
-
-/**
- * The keys of an exported item, in order: what MikroORM serializes of a Book, i.e. its visible scalars and the
- * keys of its to-one relations (collections are not loaded, so they are not written).
- */
-function itemKeys(orm: BookstoreORM): string[] {
-  return orm
-    .getMetadata()
-    .get(Book)
-    .props.filter((p) => !p.hidden && (p.kind === 'scalar' || p.kind === 'm:1' || (p.kind === '1:1' && p.owner)))
-    .map((p) => p.serializedName ?? p.name);
 }
 
 function bar(done: number, total: number): string {

@@ -1,4 +1,5 @@
 import type { EngineDescription, FieldDescription, SchemaDescription } from '../engine/describe/endpoint.ts';
+import { fieldsHelp, fieldsPattern, nestedParameters, selectablePaths } from './nested.ts';
 import { type JsonObject, pageSchema, ref } from './schemas.ts';
 
 /** Names an operation carries in the document. */
@@ -20,6 +21,7 @@ export interface OperationNames {
  */
 export function listOperation(description: EngineDescription, names: OperationNames): JsonObject {
   const { limits, capabilities } = description;
+  const paths = selectablePaths(description, limits.maxSelectionDepth);
   const parameters: JsonObject[] = [
     param('filter', `Filter expression (REST grammar v1). ${filterHelp(description)} ${budgetHelp(limits)}`, {
       type: 'string',
@@ -46,9 +48,9 @@ export function listOperation(description: EngineDescription, names: OperationNa
       pattern: '^[A-Za-z0-9_-]+$',
       maxLength: limits.maxCursorBytes,
     }),
-    param('fields', fieldsHelp(description), {
+    param('fields', fieldsHelp(description, paths), {
       type: 'string',
-      pattern: '^[\\t\\n\\r ]*[A-Za-z_][A-Za-z0-9_]*([\\t\\n\\r ]*,[\\t\\n\\r ]*[A-Za-z_][A-Za-z0-9_]*)*[\\t\\n\\r ]*$',
+      pattern: fieldsPattern(Math.max(0, ...paths.map((p) => p.depth))),
     }),
   ];
   if (capabilities.search)
@@ -56,6 +58,8 @@ export function listOperation(description: EngineDescription, names: OperationNa
       param('search', 'Search term.', { type: 'string', minLength: 1, maxLength: limits.maxSearchBytes }),
     );
   if (capabilities.count || capabilities.estimatedCount) parameters.push(countParameter(capabilities));
+  // `reviews.filter`, `reviews.limit`, …: the lists of nested to-many selections, each parent's page on its own.
+  parameters.push(...nestedParameters(description, paths, { filter: filterHelp, sort: sortableHelp }));
 
   const json = (schema: JsonObject): JsonObject => ({ 'application/json': { schema } });
   return {
@@ -88,12 +92,6 @@ export function wordsOf(path: string): string {
   return words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 }
 
-/** What `fields` accepts, named. */
-function fieldsHelp(description: EngineDescription): string {
-  const names = description.selectable.map((n) => `\`${n}\``).join(', ');
-  return `Comma-separated root fields each item carries instead of all of them; the primary key is always included. Selectable: ${names}.`;
-}
-
 function param(name: string, description: string, schema: JsonObject): JsonObject {
   return { name, in: 'query', required: false, description, schema };
 }
@@ -124,14 +122,18 @@ function filterHelp(description: SchemaDescription): string {
 }
 
 function sortHelp(description: EngineDescription): string {
-  const keys: string[] = [];
-  walk(description, '', (prefix, field) => {
-    if (field.sortable) keys.push(prefix + field.name);
-  });
-  const sortable = keys.length ? `Sortable: ${keys.join(', ')}.` : 'No field is sortable.';
   const fallback =
     description.defaultSort === undefined ? 'the primary key' : `${description.defaultSort}, then the primary key`;
-  return `${sortable} Without sort: ${fallback}. At most ${description.limits.maxSortJoins} relations may be sorted through.`;
+  return `${sortableHelp(description)} Without sort: ${fallback}. At most ${description.limits.maxSortJoins} relations may be sorted through.`;
+}
+
+/** `Sortable: a, b/c.`: the keys a list of `schema` may be sorted by, through its to-one relations too. */
+function sortableHelp(schema: SchemaDescription): string {
+  const keys: string[] = [];
+  walk(schema, '', (prefix, field) => {
+    if (field.sortable) keys.push(prefix + field.name);
+  });
+  return keys.length ? `Sortable: ${keys.join(', ')}.` : 'No field is sortable.';
 }
 
 /** Visit every field reachable through to-one relations, with its path prefix. */

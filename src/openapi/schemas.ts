@@ -25,7 +25,41 @@ export function itemSchema(description: EngineDescription): JsonObject {
 
 /** Build the 200 body of an endpoint: `{ items, page }`, items pointing at the item schema `itemRef`. */
 export function pageSchema(description: EngineDescription, itemRef: JsonObject): JsonObject {
-  const page: JsonObject = {
+  const page = pageProperties(
+    'Send as `cursor` to get the page before this one: present on non-empty pages after an offset or a cursor (on a page read with a prevCursor, whenever hasMore is true).',
+  );
+  if (description.capabilities.count) page.count = { type: 'integer', description: 'Present when count=true.' };
+  if (description.capabilities.estimatedCount)
+    page.estimatedCount = {
+      type: 'integer',
+      description: "Present when count=estimated: the database planner's estimate of the number of matching rows.",
+    };
+  return itemsAndPage(itemRef, page);
+}
+
+/**
+ * Build the page a nested to-many selection gives each parent: the top level's shape, its cursors sent back as
+ * `<path>.cursor`, and `count` when the relation allows it.
+ */
+export function nestedPageSchema(itemRef: JsonObject, relation: string, count: boolean): JsonObject {
+  const page = pageProperties(
+    `Send as \`<path>.cursor\` (e.g. \`${relation}.cursor\`) to get the page before this one of the same parent.`,
+  );
+  page.nextCursor = {
+    type: 'string',
+    description:
+      'Continues after the last item, present whenever hasMore is true: send it as `<path>.cursor` ' +
+      `(e.g. \`${relation}.cursor\`), with the top level narrowed to this parent.`,
+  };
+  if (count) page.count = { type: 'integer', description: `Present when \`${relation}.count=true\`.` };
+  return {
+    ...itemsAndPage(itemRef, page),
+    description: `One parent's page of ${relation}: the first items of its list, as \`fields\` and the \`${relation}.*\` parameters ask.`,
+  };
+}
+
+function pageProperties(prevCursor: string): JsonObject {
+  return {
     limit: { type: 'integer' },
     offset: { type: 'integer' },
     hasMore: {
@@ -37,18 +71,11 @@ export function pageSchema(description: EngineDescription, itemRef: JsonObject):
       description:
         'Continues after the last item: present whenever hasMore is true, and on every non-empty page read with a prevCursor.',
     },
-    prevCursor: {
-      type: 'string',
-      description:
-        'Send as `cursor` to get the page before this one: present on non-empty pages after an offset or a cursor (on a page read with a prevCursor, whenever hasMore is true).',
-    },
+    prevCursor: { type: 'string', description: prevCursor },
   };
-  if (description.capabilities.count) page.count = { type: 'integer', description: 'Present when count=true.' };
-  if (description.capabilities.estimatedCount)
-    page.estimatedCount = {
-      type: 'integer',
-      description: "Present when count=estimated: the database planner's estimate of the number of matching rows.",
-    };
+}
+
+function itemsAndPage(itemRef: JsonObject, page: JsonObject): JsonObject {
   return {
     type: 'object',
     required: ['items', 'page'],
@@ -68,7 +95,8 @@ const FORMATTED: Readonly<Record<NonNullable<ItemPropertyDescription['format']>,
   decimal: { type: 'string', format: 'decimal', pattern: '^-?[0-9]+(\\.[0-9]+)?$' },
 };
 
-function itemPropertySchema(prop: ItemPropertyDescription): JsonObject {
+/** One serialized property of an item, as a JSON schema. */
+export function itemPropertySchema(prop: ItemPropertyDescription): JsonObject {
   let schema: JsonObject;
   if (prop.values) schema = { enum: [...prop.values] };
   else if (prop.format) schema = { ...FORMATTED[prop.format] };

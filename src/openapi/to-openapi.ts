@@ -9,6 +9,7 @@ import {
   type OpenAPIOperationExtras,
 } from './options.ts';
 import { internalErrorSchema, itemSchema, type JsonObject, listErrorSchema } from './schemas.ts';
+import { addSelections, type ClaimSchema } from './selections.ts';
 
 export type {
   OpenAPIContact,
@@ -101,8 +102,7 @@ export function toOpenAPI(
     // The item schema is named after the operation: `listBooks` → `BooksItem`, a custom `getShelf` → `GetShelfItem`.
     const base = operationId.startsWith('list') && operationId.length > 4 ? operationId.slice(4) : operationId;
     const name = `${base[0]!.toUpperCase()}${base.slice(1)}`;
-    if (schemas[`${name}Item`]) throw new TypeError(`toOpenAPI: two endpoints would share the schema name ${name}Item`);
-    schemas[`${name}Item`] = itemSchema(description);
+    addItemSchemas(schemas, description, name);
     const operation = listOperation(description, {
       operationId,
       summary: endpoint.summary ?? `List ${path}`,
@@ -131,6 +131,20 @@ export function toOpenAPI(
       ...(options.securitySchemes === undefined ? {} : { securitySchemes: { ...options.securitySchemes } }),
     },
   };
+}
+
+/**
+ * Add an endpoint's item schema, `<name>Item`, and the schemas of the objects and pages a nested selection
+ * (`fields=author(name),reviews(stars)`) puts into its items; throws a TypeError when a name is taken.
+ */
+function addItemSchemas(schemas: { [name: string]: JsonObject }, description: EngineDescription, name: string): void {
+  const claim: ClaimSchema = (schemaName, schema) => {
+    if (schemas[schemaName]) throw new TypeError(`toOpenAPI: two schemas would share the name ${schemaName}`);
+    schemas[schemaName] = schema;
+  };
+  const item = itemSchema(description);
+  claim(`${name}Item`, item);
+  addSelections(item.properties as JsonObject, description, name, description.limits.maxSelectionDepth, claim);
 }
 
 /** The single form's one endpoint: the endpoint fields of the options; the rest applies to the document. */

@@ -2,8 +2,10 @@
  * The bookstore example as a newcomer meets it: `examples/bookstore/main.ts` started as a child process on a free
  * port, over a fresh SQLite file and over a fresh PostgreSQL and MariaDB database (DATABASE_URL). The README tour's
  * JSON is the same byte for byte on every database. The requests it prints must
- * return the expected pages, every request of the README's tour must return exactly the JSON the README shows,
- * and tenants, soft deletes, hidden fields and search escaping must hold. A second start reuses the seeded file.
+ * return the expected pages, every request of the README's tour (and of docs/selection.md) must return exactly the
+ * JSON the page shows, and tenants, soft deletes, hidden fields and search escaping must hold. Nested selections
+ * (objects, per-parent pages, their parameters, cursors and errors) hold on every database, over REST and GraphQL.
+ * A second start reuses the seeded file.
  * The schema carries an index for every column a relation sub-query correlates on; a query past Node's own 16 KiB
  * header limit still gets listql's JSON `limit_exceeded`; a DATABASE_URL naming a missing database is refused.
  */
@@ -55,17 +57,29 @@ function books(...ids: number[]): Record<string, unknown>[] {
   });
 }
 
+/** An author with their books as `fields=name,books(title,year)&books.count=true` gives them (five per author). */
+function author(id: number, name: string, bookIds: number[]): unknown {
+  const items = bookIds.map((book) => ({ id: book, title: BOOKS[book]![0], year: BOOKS[book]![1] }));
+  return { id, name, books: { items, page: { limit: 5, offset: 0, hasMore: false, count: bookIds.length } } };
+}
+
+/** A nested page of one parent: its items and page info (a nested list of the bookstore's reviews by default). */
+function nested(items: unknown[], info: Record<string, unknown> = {}): unknown {
+  return { items, page: { limit: 3, offset: 0, hasMore: false, ...info } };
+}
+
 function page(items: unknown[], info: Record<string, unknown> = {}): unknown {
   return { items, page: { limit: 20, offset: 0, hasMore: false, ...info } };
 }
 
-// The cursor after book 7 (year 1977) in `sort=-year`: deterministic, as cursors carry only the sort keys.
-const AFTER_7 = 'eyJ2IjoxLCJzIjoiaFllc1pmMTJRWjZQeG91OE1rcHZFbk5UIiwiayI6WzE5NzcsN119';
+// The cursor after book 7 (year 1977) in `sort=-year`: deterministic, as the bookstore signs cursors (its
+// development secret, no cursorTtl) and a signed cursor carries only the sort keys.
+const AFTER_7 = 'ARKFh6xl_XZBno_Gi7wySm8Sc1NbMTk3Nyw3XXoXUYPWt-hYG-a0DePlI9Q';
 // The cursors paging back from book 2 (1974) and book 10 (1973) in `sort=-year`: the backward signature, their keys.
-const BEFORE_2 = 'eyJ2IjoxLCJzIjoiTC1QallrcVZoOUJaVnRkb2pLT1JOY3VHIiwiayI6WzE5NzQsMl19';
-const BEFORE_10 = 'eyJ2IjoxLCJzIjoiTC1QallrcVZoOUJaVnRkb2pLT1JOY3VHIiwiayI6WzE5NzMsMTBdfQ';
+const BEFORE_2 = 'ARIv4-NiSpWH0FlW12iMo5E1y4ZbMTk3NCwyXbUuTANo-nD4PCXLpH8HHU8';
+const BEFORE_10 = 'ARIv4-NiSpWH0FlW12iMo5E1y4ZbMTk3MywxMF17bubjr-i2_kETuSbqWwUc';
 
-/** What each printed example returns, in the order they are printed. */
+/** What each printed example returns, in the order they are printed (the tenant search last). */
 const PRINTED: readonly unknown[] = [
   page(books(5, 4)),
   page(books(3, 1, 2)),
@@ -74,9 +88,16 @@ const PRINTED: readonly unknown[] = [
   page(books(2, 4, 1), {
     limit: 3,
     hasMore: true,
-    nextCursor: 'eyJ2IjoxLCJzIjoiaFllc1pmMTJRWjZQeG91OE1rcHZFbk5UIiwiayI6WzE5NjksMV19',
+    nextCursor: 'ARKFh6xl_XZBno_Gi7wySm8Sc1NbMTk2OSwxXe9SWKQq_QnPz-RbE-zXeHU',
     prevCursor: BEFORE_2,
   }),
+  page([
+    author(2, 'Italo Calvino', [4, 5]),
+    author(4, 'Stanisław Lem', [8]),
+    author(3, 'Toni Morrison', [7, 6]),
+    author(1, 'Ursula K. Le Guin', [3, 1, 2]),
+  ]),
+  // The tenant search, printed after the examples.
   page(books(11)),
 ];
 
@@ -160,12 +181,98 @@ const ROWS: readonly Row[] = [
         limit: 2,
         offset: 0,
         hasMore: true,
-        nextCursor: 'eyJ2IjoxLCJzIjoiTk5TZEx3djNGdzJJbzA5N1dYZXo0RU5iIiwiayI6WzE5MjksMV19',
+        nextCursor: 'ARI01J0vC_cXDYijT3tZd7PgQ1tbMTkyOSwxXWhnbpnw2MyjETtQl_nPXJU',
         count: 4,
       },
     },
   },
 ];
+
+/** Nested selections (docs/selection.md) as a client of the bookstore gets them: objects, pages per parent, filters. */
+const NESTED_ROWS: readonly Row[] = [
+  {
+    name: 'a nullable to-one selection: the publisher object, or null',
+    path: '/books?fields=title,publisher(name)&filter=id in (3, 5)&sort=id',
+    body: page([
+      { id: 3, title: 'A Wizard of Earthsea', publisher: { id: 2, name: 'Faber' } },
+      { id: 5, title: "If on a winter's night a traveler", publisher: null },
+    ]),
+  },
+  {
+    name: 'a to-many selection: the best three reviews by default, soft-deleted reviews left out',
+    path: '/books?fields=reviews(reviewer,stars)&filter=id in (4, 5, 8)&sort=id',
+    body: page([
+      {
+        id: 4,
+        reviews: nested([
+          { id: 6, reviewer: 'fay', stars: 4 },
+          { id: 5, reviewer: 'eli', stars: 2 },
+        ]),
+      },
+      { id: 5, reviews: nested([]) },
+      { id: 8, reviews: nested([{ id: 9, reviewer: 'jo', stars: 2 }]) },
+    ]),
+  },
+  {
+    name: 'a many-to-many selection, sorted by the relation’s default (name)',
+    path: '/books?fields=tags(name)&filter=id in (1, 3)&sort=id',
+    body: page([
+      {
+        id: 1,
+        tags: {
+          items: [
+            { id: 1, name: 'classic' },
+            { id: 2, name: 'science-fiction' },
+          ],
+          page: { limit: 10, offset: 0, hasMore: false },
+        },
+      },
+      {
+        id: 3,
+        tags: {
+          items: [
+            { id: 1, name: 'classic' },
+            { id: 3, name: 'fantasy' },
+          ],
+          page: { limit: 10, offset: 0, hasMore: false },
+        },
+      },
+    ]),
+  },
+  {
+    name: "nested filter, sort and count: each book's reviews of 3 stars or more, worst first, with their number",
+    path: '/books?fields=title,reviews(stars)&filter=id in (1, 2, 4)&sort=id&reviews.filter=stars gte 3&reviews.sort=stars&reviews.count=true',
+    body: page([
+      {
+        id: 1,
+        title: 'The Left Hand of Darkness',
+        reviews: nested(
+          [
+            { id: 2, stars: 4 },
+            { id: 1, stars: 5 },
+          ],
+          { count: 2 },
+        ),
+      },
+      { id: 2, title: 'The Dispossessed', reviews: nested([{ id: 3, stars: 3 }], { count: 1 }) },
+      { id: 4, title: 'Invisible Cities', reviews: nested([{ id: 6, stars: 4 }], { count: 1 }) },
+    ]),
+  },
+  {
+    name: 'tenant 2: nested lists hold only its own rows',
+    path: '/authors?fields=name,books(title)&sort=name',
+    headers: { 'x-tenant': '2' },
+    body: page([
+      { id: 7, name: 'Christa Wolf', books: nestedBooks([12]) },
+      { id: 6, name: 'Michael Ende', books: nestedBooks([10, 11]) },
+    ]),
+  },
+];
+
+/** An author's books as `fields=…,books(title)` gives them: oldest first, five at most. */
+function nestedBooks(ids: number[]): unknown {
+  return { items: ids.map((id) => ({ id, title: BOOKS[id]![0] })), page: { limit: 5, offset: 0, hasMore: false } };
+}
 
 /** Run the bookstore until it exits by itself (it should not start): its exit code and stderr. */
 async function runToExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
@@ -260,9 +367,9 @@ async function getJSON(url: string, headers: Record<string, string> = {}): Promi
   return { status: res.status, body: await res.json() };
 }
 
-/** The README tour's request/response pairs: a ```sh block with one curl, followed by a ```json block. */
-function readmeExamples(): { command: string; status: number; body: unknown }[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+/** A page's request/response pairs (the README tour, docs/selection.md): a ```sh block with one curl, then ```json. */
+function documentedExamples(file: string): { command: string; status: number; body: unknown }[] {
+  const readme = readFileSync(join(ROOT, file), 'utf8');
   const pairs = [...readme.matchAll(/```sh\n(curl [^\n]+)\n```\n+(?:<!-- status (\d+) -->\n)?```json\n([\s\S]*?)```/g)];
   return pairs.map((m) => ({ command: m[1]!, status: Number(m[2] ?? 200), body: JSON.parse(m[3]!) }));
 }
@@ -296,7 +403,7 @@ function defineSuite(dialect: Dialect): void {
     await state.cleanup();
   });
 
-  test('it prints its URL and five example requests, then the tenant search', () => {
+  test('it prints its URL and six example requests, then the tenant search', () => {
     const output = state.started!.stdout();
     const database = {
       sqlite: `SQLite (${state.env.BOOKSTORE_SQLITE})`,
@@ -321,18 +428,22 @@ function defineSuite(dialect: Dialect): void {
     }
   });
 
-  test("each request of the README's tour returns exactly the JSON shown, byte for byte", async () => {
-    const examples = readmeExamples();
-    assert.ok(examples.length >= 3, `README tour has ${examples.length} examples`);
-    for (const example of examples) {
-      const { url, headers } = curlToRequest(example.command, state.started!.base);
-      const res = await fetch(url, { headers });
-      assert.is(res.headers.get('content-type'), 'application/json; charset=utf-8');
-      assert.is(res.status, example.status, example.command);
-      // The README's block, compacted: the same keys in the same order, the same numbers written the same way.
-      assert.is(await res.text(), JSON.stringify(example.body), example.command);
-    }
-  });
+  for (const [file, least] of [
+    ['README.md', 4],
+    ['docs/selection.md', 3],
+  ] as const)
+    test(`each request of ${file} returns exactly the JSON shown, byte for byte`, async () => {
+      const examples = documentedExamples(file);
+      assert.ok(examples.length >= least, `${file} has ${examples.length} examples`);
+      for (const example of examples) {
+        const { url, headers } = curlToRequest(example.command, state.started!.base);
+        const res = await fetch(url, { headers });
+        assert.is(res.headers.get('content-type'), 'application/json; charset=utf-8');
+        assert.is(res.status, example.status, example.command);
+        // The page's block, compacted: the same keys in the same order, the same numbers written the same way.
+        assert.is(await res.text(), JSON.stringify(example.body), example.command);
+      }
+    });
 
   for (const row of ROWS) {
     test(row.name, async () => {
@@ -341,6 +452,104 @@ function defineSuite(dialect: Dialect): void {
       assert.equal(body, row.body);
     });
   }
+
+  for (const row of NESTED_ROWS) {
+    test(`nested selection: ${row.name}`, async () => {
+      const { status, body } = await getJSON(new URL(row.path, state.started!.base).toString(), row.headers);
+      assert.is(status, row.status ?? 200, JSON.stringify(body));
+      assert.equal(body, row.body);
+    });
+  }
+
+  test("nested cursors: one parent's list continues (forward and back), the others start again", async () => {
+    const get = async (query: string) => {
+      const { status, body } = await getJSON(`${state.started!.base}/books?${new URLSearchParams(query)}`);
+      assert.is(status, 200, JSON.stringify(body));
+      return body;
+    };
+    const fields = 'fields=title,reviews(reviewer,stars)&reviews.limit=1&reviews.count=true';
+    const first = await get(`${fields}&filter=id in (1, 4)&sort=id`);
+    const [one, four] = first.items;
+    assert.equal(one.reviews.items, [{ id: 1, reviewer: 'ana', stars: 5 }]);
+    assert.equal(four.reviews.items, [{ id: 6, reviewer: 'fay', stars: 4 }]);
+    for (const { reviews } of [one, four]) {
+      assert.equal(
+        { ...reviews.page, nextCursor: 'x' },
+        { limit: 1, offset: 0, hasMore: true, nextCursor: 'x', count: 2 },
+      );
+      assert.match(reviews.page.nextCursor, /^[A-Za-z0-9_-]+$/);
+    }
+    // A nested cursor names its parent: book 1's and book 4's differ although their sort keys are alike.
+    assert.is.not(one.reviews.page.nextCursor, four.reviews.page.nextCursor);
+    const cursor = encodeURIComponent(one.reviews.page.nextCursor);
+
+    // Narrowed to book 1, its cursor continues its list: the second review, and a cursor back.
+    const next = await get(`${fields}&filter=id eq 1&reviews.cursor=${cursor}`);
+    assert.equal(next.items[0].reviews.items, [{ id: 2, reviewer: 'ben', stars: 4 }]);
+    const { prevCursor, ...rest } = next.items[0].reviews.page;
+    assert.equal(rest, { limit: 1, offset: 0, hasMore: false, count: 2 });
+    const back = await get(`${fields}&filter=id eq 1&reviews.cursor=${encodeURIComponent(prevCursor)}`);
+    assert.equal(back.items[0].reviews.items, [{ id: 1, reviewer: 'ana', stars: 5 }]);
+
+    // Not narrowed: book 1 continues, book 4's list starts from its beginning.
+    const both = await get(`${fields}&filter=id in (1, 4)&sort=id&reviews.cursor=${cursor}`);
+    assert.equal(
+      both.items.map((b: any) => b.reviews.items),
+      [[{ id: 2, reviewer: 'ben', stars: 4 }], [{ id: 6, reviewer: 'fay', stars: 4 }]],
+    );
+
+    // Aliases: one relation twice, each list with its own parameters and cursors.
+    const twice = await get(
+      'fields=best:reviews(stars),worst:reviews(stars)&filter=id eq 4&best.limit=1&worst.limit=1&worst.sort=stars',
+    );
+    assert.equal(twice.items[0].best.items, [{ id: 6, stars: 4 }]);
+    assert.equal(twice.items[0].worst.items, [{ id: 5, stars: 2 }]);
+    assert.ok(twice.items[0].best.page.hasMore && twice.items[0].worst.page.hasMore);
+
+    // A cursor of another sort, or of another path, is refused before any statement.
+    for (const [query, parameter] of [
+      [`${fields}&filter=id eq 1&reviews.sort=stars&reviews.cursor=${cursor}`, 'reviews.cursor'],
+      [`fields=best:reviews(stars)&filter=id eq 1&best.limit=1&best.cursor=${cursor}`, 'best.cursor'],
+    ] as const) {
+      const refused = await getJSON(`${state.started!.base}/books?${new URLSearchParams(query)}`);
+      assert.is(refused.status, 400, query);
+      assert.equal([refused.body.code, refused.body.parameter], ['invalid_cursor', parameter], query);
+    }
+  });
+
+  test('nested selection errors: a 400 naming the parameter (and the position), before any query', async () => {
+    // [query, code, parameter, position offset or undefined, what the message says]
+    const cases: readonly [string, string, string, number | undefined, RegExp][] = [
+      ['fields=title,reviews', 'field_not_selectable', 'fields', 6, /reviews\(/],
+      ['fields=reviews(body)', 'unknown_field', 'fields', 8, /'body'/],
+      ['fields=reviews()', 'invalid_parameter', 'fields', undefined, /./],
+      ['fields=title&reviews.limit=2', 'invalid_parameter', 'reviews.limit', undefined, /selects no list 'reviews'/],
+      ['fields=author(name)&author.limit=2', 'invalid_parameter', 'author.limit', undefined, /to-one relation/],
+      [
+        'fields=tags(name)&tags.count=true',
+        'invalid_parameter',
+        'tags.count',
+        undefined,
+        /count is not enabled for tags/,
+      ],
+      ['fields=reviews(stars)&reviews.limit=21', 'limit_exceeded', 'reviews.limit', undefined, /20/],
+      ['fields=reviews(stars)&reviews.filter=stars gt(3)', 'invalid_syntax', 'reviews.filter', 8, /whitespace before/],
+      [
+        'fields=reviews(stars)&reviews.fields=stars',
+        'invalid_parameter',
+        'reviews.fields',
+        undefined,
+        /fields=reviews\(/,
+      ],
+    ];
+    for (const [query, code, parameter, offset, message] of cases) {
+      const { status, body } = await getJSON(`${state.started!.base}/books?${new URLSearchParams(query)}`);
+      assert.is(status, 400, query);
+      assert.equal([body.code, body.parameter], [code, parameter], `${query}: ${JSON.stringify(body)}`);
+      if (offset !== undefined) assert.is(body.position?.offset, offset, query);
+      assert.match(body.message, message, query);
+    }
+  });
 
   test('every column a relation sub-query correlates on leads an index, and each tenant table leads with tenant', async () => {
     const { indexes, advised } = await indexesOf(dialect, state.env);
@@ -421,16 +630,43 @@ function defineSuite(dialect: Dialect): void {
     assert.ok(result.valid, JSON.stringify(result.errors));
     assert.equal(Object.keys(body.paths), ['/books', '/authors']);
     const item = body.components.schemas.BooksItem;
-    assert.equal(Object.keys(item.properties), ['id', 'title', 'year', 'price', 'author', 'publisher']);
+    const serialized = ['id', 'title', 'year', 'price', 'author', 'publisher'];
+    // Then what nested selections add: the reviews' and tags' pages (author and publisher take their objects).
+    assert.equal(Object.keys(item.properties), [...serialized, 'reviews', 'tags']);
     assert.equal(item.properties.price, { type: 'number' });
-    assert.equal(item.properties.publisher.type, ['integer', 'null']);
-    assert.equal(Object.keys(body.components.schemas.AuthorsItem.properties), ['id', 'name', 'born']);
+    assert.equal(item.properties.publisher.anyOf[0].type, ['integer', 'null']);
+    assert.equal(item.properties.publisher.anyOf.slice(1), [
+      { $ref: '#/components/schemas/BooksPublisherItem' },
+      { type: 'null' },
+    ]);
+    assert.equal(Object.keys(body.components.schemas.AuthorsItem.properties), ['id', 'name', 'born', 'books']);
+    assert.equal(Object.keys(body.components.schemas), [
+      'BooksItem',
+      'BooksAuthorItem',
+      'BooksPublisherItem',
+      'BooksReviewsPage',
+      'BooksReviewsItem',
+      'BooksTagsPage',
+      'BooksTagsItem',
+      'AuthorsItem',
+      'AuthorsBooksPage',
+      'AuthorsBooksItem',
+      'ListError',
+      'InternalError',
+    ]);
+    assert.equal(Object.keys(body.components.schemas.BooksReviewsItem.properties), ['id', 'reviewer', 'stars']);
+    const parameters = Object.fromEntries(body.paths['/books'].get.parameters.map((p: any) => [p.name, p.schema]));
+    assert.equal(parameters['reviews.limit'], { type: 'integer', minimum: 0, maximum: 20, default: 3 });
+    assert.equal(parameters['reviews.sort'], { type: 'string', default: '-stars' });
+    assert.equal(parameters['tags.limit'], { type: 'integer', minimum: 0, maximum: 10, default: 10 });
+    assert.ok(parameters['reviews.count'] && !parameters['tags.count']);
+    assert.ok(new RegExp(parameters.fields.pattern).test('title,author(name),reviews(reviewer,stars)'));
     // Hidden properties (tenant, deletedAt), tables and columns appear nowhere.
     const text = JSON.stringify([body.paths, body.components]);
     for (const hidden of ['"tenant"', 'deletedAt', 'deleted_at', 'author_id'])
       assert.not.ok(text.includes(hidden), hidden);
     const page = await getJSON(`${base}/books?limit=100`);
-    for (const row of page.body.items) assert.equal(Object.keys(row), Object.keys(item.properties));
+    for (const row of page.body.items) assert.equal(Object.keys(row), serialized);
   });
 
   test('/docs: an API reference page rendered from /openapi.json by its own script, no CDN', async () => {
@@ -512,6 +748,34 @@ function defineSuite(dialect: Dialect): void {
       parameter: 'filter',
       position: { offset: 7, line: 1, column: 8 },
     });
+  });
+
+  test('/graphql: nested selections as object and connection fields, one request', async () => {
+    const res = await fetch(`${state.started!.base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({
+        query:
+          '{ books(filter: "id in (1, 5)", sort: "id") { nodes { title author { name } publisher { name } ' +
+          'reviews(first: 1) { totalCount nodes { reviewer stars } } } } }',
+      }),
+    });
+    const body = (await res.json()) as any;
+    assert.is(body.errors, undefined, JSON.stringify(body.errors));
+    assert.equal(body.data.books.nodes, [
+      {
+        title: 'The Left Hand of Darkness',
+        author: { name: 'Ursula K. Le Guin' },
+        publisher: { name: 'Penguin' },
+        reviews: { totalCount: 2, nodes: [{ reviewer: 'ana', stars: 5 }] },
+      },
+      {
+        title: "If on a winter's night a traveler",
+        author: { name: 'Italo Calvino' },
+        publisher: null,
+        reviews: { totalCount: 0, nodes: [] },
+      },
+    ]);
   });
 
   test('SIGTERM stops it cleanly, and a second start reuses the seeded database', async () => {

@@ -1,7 +1,8 @@
 /**
  * The export script as a user runs it: a child process over a fresh bookstore database (a temporary SQLite file, and
  * a fresh PostgreSQL and MariaDB database through DATABASE_URL), walking cursors with items() and writing NDJSON or
- * CSV, the same bytes on every database. Bad
+ * CSV, the same bytes on every database; with `--fields` selecting related objects, NDJSON nests each book's tree
+ * and CSV flattens to-one objects into `author.name` columns and refuses a to-many list (exit code 2). Bad
  * arguments get one line and the usage (exit code 2), never a stack trace.
  */
 import { spawn } from 'node:child_process';
@@ -62,7 +63,33 @@ const BAD_ARGUMENTS: readonly { readonly args: readonly string[]; readonly error
   { args: ['--out', '--csv'], error: '--out needs a value' },
   { args: ['--filter=year lt 1970', '--sort'], error: '--sort needs a value' },
   { args: ['--csv=yes'], error: "Option '--csv' does not take an argument" },
+  {
+    args: ['--nested', 'reviews.limt=1'],
+    error: "--nested must be <path>.<parameter>=<value>, e.g. reviews.limit=5, got 'reviews.limt=1'",
+  },
+  {
+    args: ['--nested', 'limit=1'],
+    error: "--nested must be <path>.<parameter>=<value>, e.g. reviews.limit=5, got 'limit=1'",
+  },
+  { args: ['--nested'], error: '--nested needs a value' },
 ];
+
+// `--fields` with related objects, NDJSON: each book's tree as list() gives it, the same bytes on every database.
+const NESTED_NDJSON = `${[
+  '{"id":8,"title":"Solaris","author":{"id":4,"name":"Stanisław Lem"},"reviews":{"items":[{"id":9,"reviewer":"jo","stars":2}],"page":{"limit":2,"offset":0,"hasMore":false}}}',
+  '{"id":3,"title":"A Wizard of Earthsea","author":{"id":1,"name":"Ursula K. Le Guin"},"reviews":{"items":[{"id":4,"reviewer":"dee","stars":5}],"page":{"limit":2,"offset":0,"hasMore":false}}}',
+  '{"id":1,"title":"The Left Hand of Darkness","author":{"id":1,"name":"Ursula K. Le Guin"},"reviews":{"items":[{"id":1,"reviewer":"ana","stars":5},{"id":2,"reviewer":"ben","stars":4}],"page":{"limit":2,"offset":0,"hasMore":false}}}',
+].join('\n')}\n`;
+
+// The same with --csv and to-one objects only: flattened into columns, a missing publisher as empty cells.
+const NESTED_CSV = `${[
+  'id,title,author.id,author.name,publisher.id,publisher.name',
+  '8,Solaris,4,Stanisław Lem,,',
+  '3,A Wizard of Earthsea,1,Ursula K. Le Guin,2,Faber',
+  '1,The Left Hand of Darkness,1,Ursula K. Le Guin,1,Penguin',
+  '4,Invisible Cities,2,Italo Calvino,1,Penguin',
+  '2,The Dispossessed,1,Ursula K. Le Guin,1,Penguin',
+].join('\n')}\n`;
 
 // CSV cells as RFC 4180 writes them: quoted only when needed, dates as ISO text (not JSON, so not triple-quoted).
 const CSV_CELLS: readonly [unknown, string][] = [
@@ -168,6 +195,46 @@ for (const dialect of DIALECTS) {
     assert.is(run.code, 0, run.stderr);
     assert.is(run.stdout, 'id,title,year,price,author,publisher\n');
     assert.match(run.stderr, /exported 0 rows in /);
+  });
+
+  s("--fields with related objects: NDJSON nests each book's tree, across pages", async ({ env }) => {
+    const run = await runExport(env, [
+      ...['--fields', 'title,author(name),reviews(reviewer,stars)'],
+      ...['--nested', 'reviews.limit=2', '--nested', 'reviews.sort=-stars'],
+      ...['--filter', 'year lt 1970', '--sort', 'year', '--page-size', '2'],
+    ]);
+    assert.is(run.code, 0, run.stderr);
+    assert.is(run.stdout, NESTED_NDJSON);
+  });
+
+  s('--csv flattens related objects into columns (author.name), an alias under its own key', async ({ env }) => {
+    const run = await runExport(env, [
+      ...['--csv', '--fields', 'title,author(name),publisher(name)'],
+      ...['--filter', 'year lt 1975', '--sort', 'year', '--page-size', '2'],
+    ]);
+    assert.is(run.code, 0, run.stderr);
+    assert.is(run.stdout, NESTED_CSV);
+    const aliased = await runExport(env, ['--csv', '--fields', 'writer:author(name)', '--filter', 'id in (1, 5)']);
+    assert.is(aliased.code, 0, aliased.stderr);
+    assert.is(aliased.stdout, 'id,writer.id,writer.name\n1,1,Ursula K. Le Guin\n5,2,Italo Calvino\n');
+  });
+
+  s('--csv refuses a to-many selection in one line, exit code 2, before any row', async ({ env, dir }) => {
+    const out = join(dir, 'refused.csv');
+    const run = await runExport(env, ['--csv', '--fields', 'title,reviews(stars)', '--out', out]);
+    assert.is(run.code, 2, run.stderr);
+    assert.is(
+      run.stderr,
+      "export: --csv cannot write 'reviews(…)': it is a list, and a CSV line has one cell per column. Select to-one " +
+        'relations only (author(name) gives author.id and author.name), or write NDJSON (leave out --csv)\n',
+    );
+    assert.is(readFileSync(out, 'utf8'), '');
+    // A nested parameter for a list fields does not select: listql's own refusal, as JSON.
+    const unselected = await runExport(env, ['--fields', 'title', '--nested', 'reviews.limit=2']);
+    assert.is(unselected.code, 2);
+    assert.is(unselected.stdout, '');
+    assert.match(unselected.stderr, /"code":"invalid_parameter"/);
+    assert.match(unselected.stderr, /"parameter":"reviews.limit"/);
   });
 
   s('bad arguments: one line and the usage on stderr, exit code 2, no stack trace', async ({ env }) => {

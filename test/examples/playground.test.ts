@@ -3,7 +3,9 @@
  * ships its own browser and runs offline): a syntax error is underlined under the right characters as one types
  * (parsed in the browser, with UTF-8 byte positions turned into string indices) and a schema error from the server
  * too; a good filter shows the right rows and its SQL; Next follows the cursor to the end without gaps; the tenant
- * select changes the rows; "copy as curl" writes the request; `/docs` renders the OpenAPI document. Both pages work
+ * select changes the rows; nested selections are completed inside their parentheses and drawn readably in their
+ * cells (objects as key/value lines, each item's page as a small table with its count and cursor), with each level's
+ * SQL; "copy as curl" writes the request; `/docs` renders the OpenAPI document. Both pages work
  * under their Content-Security-Policy (no violation is reported) and an injected inline script does not run. With
  * `/explain` off (the default), the playground still checks and lists, and says how to see the SQL. One browser for
  * the whole file, closed in `after`.
@@ -190,6 +192,61 @@ test('fields picks the columns, and its syntax is checked in the browser too', a
   await typeInto('#fields', '');
 });
 
+test('nested selection: completion inside parentheses, objects and per-item pages drawn in their cells, their SQL', async () => {
+  const page = state.page!;
+  const suggestions = () => page.$$eval('#fields-suggest button', (bs) => bs.map((b) => b.textContent));
+  // At the root, a selectable relation is offered with its parenthesis; inside it, the related entity's names.
+  await typeInto('#fields', 'title,rev');
+  assert.equal(await suggestions(), ['reviews(']);
+  await typeInto('#fields', 'title,author(');
+  assert.equal(await suggestions(), ['id', 'name', 'born']);
+  await typeInto('#fields', 'title,author(name),reviews(reviewer,stars)');
+  await typeInto('#nested', 'reviews.limit=1&reviews.count=true');
+  assert.is(await typeInto('#filter', 'id in (1, 5)'), 'ok');
+  assert.equal(await page.$$eval('#rows > thead th', (ths) => ths.map((th) => th.textContent)), [
+    'id',
+    'title',
+    'author',
+    'reviews',
+  ]);
+  const cells = await page.$$eval('#rows > tbody > tr', (rows) =>
+    rows.map((row) => {
+      const [, , author, reviews] = [...row.children];
+      return {
+        author: [...author!.querySelectorAll('dt, dd')].map((e) => e.textContent),
+        reviews: [...reviews!.querySelectorAll('table.nested tbody tr')].map((tr) =>
+          [...tr.children].map((td) => td.textContent),
+        ),
+        info: reviews!.querySelector('.page-info')?.textContent,
+      };
+    }),
+  );
+  // The order of the page: -year, as the walk above left it (1979 before 1969).
+  assert.equal(cells[0], {
+    author: ['id', '2', 'name', 'Italo Calvino'],
+    reviews: [],
+    info: '0 of 0 · hasMore: false',
+  });
+  assert.equal(cells[1]!.author, ['id', '1', 'name', 'Ursula K. Le Guin']);
+  assert.equal(cells[1]!.reviews, [['1', 'ana', '5']]);
+  assert.match(cells[1]!.info!, /^1 of 2 · hasMore: true · nextCursor: [A-Za-z0-9_-]+$/);
+  // Each level is one statement for all its parents; the playground lists them after the top page's.
+  const sql = await page.$eval('#sql', (el) => el.textContent!);
+  assert.match(sql, '-- author\n');
+  assert.match(sql, /-- reviews\nselect .*row_number\(\) over/);
+  assert.match(sql, '-- reviews (count)\n');
+
+  // A nested list's parameter error, from the server, underlined inside its value in the field.
+  assert.is(await typeInto('#nested', 'reviews.limit=1&reviews.filter=stars gt(3)'), 'error');
+  assert.equal(await errorOf('nested'), {
+    before: 'reviews.limit=1&reviews.filter=stars gt',
+    bad: '(',
+    message: "reviews.filter: invalid_syntax: expected whitespace before '('",
+  });
+  await typeInto('#nested', '');
+  await typeInto('#fields', '');
+});
+
 test('copy as curl writes the request the page shows, tenant header included', async () => {
   await select('#tenant', '2');
   await typeInto('#filter', "title ne 'it''s'");
@@ -210,6 +267,14 @@ test('/docs renders the API reference from /openapi.json: both endpoints, their 
   assert.equal(headings, ['GET/books', 'GET/authors', 'Errors']);
   const books = await page.$eval('#listBooks', (section) => section.textContent!);
   for (const text of ['filter', 'integer, 0..100, default 20', 'Items: BooksItem', 'price', 'number'])
+    assert.ok(books.includes(text), text);
+  // Nested selections: the author key or object, the reviews' page and items, and their path-named parameters.
+  for (const text of [
+    'integer | BooksAuthorItem | null',
+    'Nested: BooksReviewsPage',
+    'Nested: BooksReviewsItem',
+    'reviews.limitinteger, 0..20, default 3',
+  ])
     assert.ok(books.includes(text), text);
   const errors = await page.$eval('#errors + section', (section) => section.textContent!);
   assert.match(errors, 'one of: "invalid_parameter", "invalid_token"');

@@ -2,7 +2,8 @@
  * The documents toOpenAPI() builds pass the linters API teams run: Redocly's `recommended` rules and Spectral's
  * `spectral:oas` ruleset, with no error, on every dialect. Without options the only findings are two warnings
  * that ask for facts only the API owner has (a license, a contact); with them, none at all. The bookstore's own
- * document (its `x-tenant` header and `invalid_tenant` error included) has no finding either.
+ * document (its `x-tenant` header and `invalid_tenant` error included) has no finding either, nor has a document
+ * with nested selections two levels deep (their item and page schemas and path-named parameters).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -18,8 +19,9 @@ import { createApp } from '../../examples/bookstore/app.ts';
 import { openBookstore } from '../../examples/bookstore/database.ts';
 import { createEngine } from '../../src/engine/index.ts';
 import { type OpenAPIDocument, toOpenAPI } from '../../src/index.ts';
-import { filterable, schema, sortable } from '../../src/policy/index.ts';
+import { filterable, schema, selectable, sortable } from '../../src/policy/index.ts';
 import { catalogEntities, Product, Stock, seedCatalog } from '../fixtures/catalog.ts';
+import { Author, Book, libraryEntities, Profile, Publisher, Review, seedLibrary, Tag } from '../fixtures/library.ts';
 import { eachDialect } from '../helpers/db.ts';
 
 /** Every finding of both linters, as `tool severity rule @ where`, sorted. */
@@ -77,6 +79,35 @@ eachDialect('toOpenAPI lint', { entities: catalogEntities, seed: seedCatalog }, 
         tagDescriptions: { Products: 'What we sell.' },
       },
     );
+    assert.equal(await lint(doc), []);
+  });
+});
+
+// Selections two levels deep (to-one, owning 1:1, 1:m, m:n), aliases' parameters, composite keys: still no finding.
+const nestedPolicy = schema(Book)
+  .expose('id', sortable())
+  .expose('title', filterable(), sortable())
+  .relation(
+    'author',
+    schema(Author)
+      .expose('name', sortable())
+      .relation('profile', schema(Profile).expose('bio'), selectable())
+      .relation('books', schema(Book).expose('title', sortable()), selectable({ defaultSort: 'title' })),
+    selectable(),
+  )
+  .relation('publisher', schema(Publisher).expose('name'), selectable())
+  .relation('reviews', schema(Review).expose('stars', filterable(), sortable()), selectable({ allowCount: true }))
+  .relation('tags', schema(Tag).expose('label'), selectable());
+
+eachDialect('toOpenAPI lint, nested selections', { entities: libraryEntities, seed: seedLibrary }, (test) => {
+  test('nested item and page schemas and path-named parameters: no finding', async ({ em }) => {
+    const doc = toOpenAPI([{ path: '/books', engine: createEngine(em, { policy: nestedPolicy, allowCount: true }) }], {
+      title: 'Library',
+      version: '1.0.0',
+      license: { name: 'MIT', identifier: 'MIT' },
+      contact: { name: 'Library team', url: 'https://library.test/support' },
+    });
+    assert.ok(JSON.stringify(doc).includes('"author.books.cursor"'));
     assert.equal(await lint(doc), []);
   });
 });

@@ -15,6 +15,9 @@ function resolve(doc, schema) {
 function typeOf(schema) {
   if (!schema) return '';
   if (schema.$ref) return schema.$ref.split('/').pop();
+  // A nested selection's value: `integer | BooksAuthorItem | null` (the key, or the object), or a page.
+  if (schema.anyOf) return schema.anyOf.map(typeOf).join(' | ');
+  if (schema.allOf) return schema.allOf.map(typeOf).join(' & ');
   if (schema.enum) return `one of: ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`;
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   const types = [schema.type ?? 'any'].flat();
@@ -73,7 +76,30 @@ function operation(doc, path, op) {
   const item = resolve(doc, itemRef);
   if (item) section.append(el('h3', {}, 'Items: ', el('code', { textContent: typeOf(itemRef) })), schemaTable(item));
   if (page?.properties?.page) section.append(el('h3', { textContent: 'page' }), schemaTable(page.properties.page));
+  // What nested selections put into items (`fields=author(name),reviews(stars)`): each object and page schema once.
+  for (const name of nestedSchemas(doc, item)) {
+    const schema = doc.components.schemas[name];
+    section.append(el('h3', {}, 'Nested: ', el('code', { textContent: name })), schemaTable(schema));
+    if (schema.properties?.page) section.append(schemaTable(schema.properties.page));
+  }
   return section;
+}
+
+/** The names of the schemas an item's properties point at, depth first, each once. */
+function nestedSchemas(doc, item, seen = new Set()) {
+  const refs = (schema) =>
+    schema.$ref ? [schema.$ref] : [...(schema.anyOf ?? []), ...(schema.allOf ?? [])].flatMap(refs);
+  for (const property of Object.values(item?.properties ?? {}))
+    for (const ref of refs(property)) {
+      const name = ref.split('/').pop();
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const schema = doc.components.schemas[name];
+      nestedSchemas(doc, schema, seen);
+      // A page's items are the next level.
+      nestedSchemas(doc, { properties: { items: schema?.properties?.items?.items ?? {} } }, seen);
+    }
+  return [...seen];
 }
 
 async function render() {

@@ -50,7 +50,7 @@ export function syntaxError(parameter: Parsed, text: string, limits: EngineDescr
   try {
     if (parameter === 'filter') parseFilter(text, limits);
     else if (parameter === 'sort') parseSort(text, limits);
-    else parseFields(text);
+    else parseFields(text, limits);
     return undefined;
   } catch (err) {
     if (!isListError(err)) throw err;
@@ -68,7 +68,8 @@ export interface Completion {
 /**
  * Suggest, for the word at the caret, field paths (through to-one relations, `r/any(` for to-many ones, and
  * paths from the variables of enclosing `any`/`all`) or, right after a field path, that field's operators; in
- * `fields`, the selectable names.
+ * `fields`, the names selectable at the caret's level and `relation(` for each selectable relation there, inside
+ * `author(…)` the author's.
  */
 export function complete(parameter: Parsed, text: string, caret: number, description: EngineDescription): Completion {
   const before = text.slice(0, caret);
@@ -81,7 +82,7 @@ export function complete(parameter: Parsed, text: string, caret: number, descrip
     options: options.filter((o) => o.startsWith(word) && o !== word),
   });
   if (parameter === 'sort') return prefixed(paths(description, '', 'sort'));
-  if (parameter === 'fields') return prefixed(description.selectable ?? []);
+  if (parameter === 'fields') return prefixed(selectionOptions(fieldsLevel(before.slice(0, start), description)));
   const variables = variablesAt(before.slice(0, start), description);
   const previous = /(\S+)\s+$/u.exec(before.slice(0, start))?.[1];
   const field = previous === undefined ? undefined : fieldAt(previous, description, variables);
@@ -89,6 +90,30 @@ export function complete(parameter: Parsed, text: string, caret: number, descrip
   const options = paths(description, '', 'filter');
   for (const [name, schema] of variables) options.push(...paths(schema, `${name}/`, 'filter'));
   return prefixed(options);
+}
+
+/** What a selection at `level` may name: its fields and keys, then `name(` for each relation selectable there. */
+function selectionOptions(level: SchemaDescription | undefined): string[] {
+  if (!level) return [];
+  const nested = level.relations.filter((r) => r.select !== undefined).map((r) => `${r.name}(`);
+  return [...(level.selectable ?? []), ...nested];
+}
+
+/**
+ * The level of `fields` the text before the caret leaves open: the root, or the selectable relation whose
+ * parentheses are still open (`title,author(na` is in the author's); undefined inside a name that selects nothing.
+ */
+function fieldsLevel(before: string, root: SchemaDescription): SchemaDescription | undefined {
+  const open: (SchemaDescription | undefined)[] = [root];
+  for (const m of before.matchAll(/([\p{L}\p{N}_]+)\s*\(|\)/gu)) {
+    if (m[0] === ')') {
+      if (open.length > 1) open.pop();
+      continue;
+    }
+    const relation = open.at(-1)?.relations.find((r) => r.name === m[1] && r.select !== undefined);
+    open.push(relation?.schema);
+  }
+  return open.at(-1);
 }
 
 function operatorsOf(field: FieldDescription): string[] {

@@ -20,6 +20,15 @@ const EXAMPLES = {
     nodes { id title authorId }
   }
 }`,
+  'Related objects: authors and best reviews': `{
+  books(first: 3, sort: "-year") {
+    nodes {
+      title
+      author { name }
+      reviews(first: 2) { totalCount nodes { reviewer stars } }
+    }
+  }
+}`,
   'One bad field, one good': `{
   bad: books(filter: "price gt") { nodes { id } }
   authors(first: 2) { nodes { id name } }

@@ -2,9 +2,11 @@
 import { complete, locate, syntaxError } from './editing.ts';
 
 const $ = (id) => document.getElementById(id);
-const PARAMETERS = ['filter', 'sort', 'fields', 'limit', 'search', 'count', 'cursor'];
+const PARAMETERS = ['filter', 'sort', 'fields', 'nested', 'limit', 'search', 'count', 'cursor'];
 // Parsed in the browser, with completion.
 const TEXT_PARAMETERS = ['filter', 'sort', 'fields'];
+// Shown with the text underlined where a server error points (the nested lists' values too).
+const UNDERLINED = [...TEXT_PARAMETERS, 'nested'];
 
 const state = { endpoints: [], explain: false, seq: 0, timer: undefined, nextCursor: undefined };
 // Shown in place of the SQL when the server does not serve /explain (it is off unless the bookstore enables it).
@@ -22,9 +24,27 @@ function requestParams() {
     const value = $(name).value;
     if (value.trim() !== '') params.push([name, name === 'limit' ? value.trim() : value]);
   }
+  params.push(...nestedParams().map(({ name, value }) => [name, value]));
   if (capabilities.search && $('search').value !== '') params.push(['search', $('search').value]);
   if (capabilities.count && $('count').checked) params.push(['count', 'true']);
   return params;
+}
+
+/**
+ * The path-named parameters of nested lists, written in one field as `reviews.limit=2&reviews.sort=-stars`: each
+ * with where its value starts in the field, so an error's byte position can be underlined there.
+ */
+function nestedParams() {
+  const text = $('nested').value;
+  const out = [];
+  let at = 0;
+  for (const part of text.split('&')) {
+    const eq = part.indexOf('=');
+    const name = (eq < 0 ? part : part.slice(0, eq)).trim();
+    if (name !== '') out.push({ name, value: eq < 0 ? '' : part.slice(eq + 1), start: at + eq + 1 });
+    at += part.length + 1;
+  }
+  return out;
 }
 
 function queryString(params) {
@@ -41,7 +61,7 @@ function showError(parameter, message, located) {
   box.replaceChildren();
   if (message === undefined) return;
   const input = $(parameter);
-  if (located && TEXT_PARAMETERS.includes(parameter)) {
+  if (located && UNDERLINED.includes(parameter)) {
     const text = input.value;
     const echo = document.createElement('span');
     echo.className = 'echo';
@@ -123,6 +143,14 @@ async function run(seq) {
 }
 
 function showServerError(error) {
+  const nested = nestedParams().find((p) => p.name === error.parameter);
+  if (nested) {
+    // A nested list's parameter: underline inside its value, where the value sits in the field.
+    const at = locate(nested.value, error);
+    const located = at && { ...at, start: nested.start + at.start, end: nested.start + at.end };
+    showError('nested', `${error.parameter}: ${error.code}: ${error.message}`, located);
+    return;
+  }
   const parameter = PARAMETERS.includes(error.parameter) ? error.parameter : 'filter';
   const located = error.parameter === parameter ? locate($(parameter).value, error) : undefined;
   showError(parameter, `${error.code}: ${error.message}`, located);
@@ -134,6 +162,13 @@ function renderResult(explanation, page) {
     sql.push(`-- data\n${explanation.data.sql}\n-- values: ${JSON.stringify(explanation.data.params)}`);
   if (explanation?.count)
     sql.push(`-- count\n${explanation.count.sql}\n-- values: ${JSON.stringify(explanation.count.params)}`);
+  // Each nested level: one statement for all its parents (their keys stand as NULLs until the page above is read).
+  for (const level of explanation?.levels ?? [])
+    for (const kind of ['data', 'count'])
+      if (level[kind])
+        sql.push(
+          `-- ${level.path}${kind === 'count' ? ' (count)' : ''}\n${level[kind].sql}\n-- values: ${JSON.stringify(level[kind].params)}`,
+        );
   $('sql').textContent = state.explain ? sql.join('\n\n') : NO_EXPLAIN;
   const info = page?.page;
   $('count-value').textContent = info?.count === undefined ? '–' : String(info.count);
@@ -145,26 +180,70 @@ function renderResult(explanation, page) {
 }
 
 function renderRows(items) {
+  const [head, body] = itemRows(items);
+  $('rows').tHead.replaceChildren(head ?? '');
+  $('rows').tBodies[0].replaceChildren(...body);
+}
+
+/** The header row (undefined without items) and one row per item; nested values are drawn inside their cells. */
+function itemRows(items) {
   const keys = [...new Set(items.flatMap((item) => Object.keys(item)))];
   const head = document.createElement('tr');
-  for (const key of keys) {
-    const th = document.createElement('th');
-    th.textContent = key;
-    head.append(th);
+  for (const key of keys) head.append(Object.assign(document.createElement('th'), { textContent: key }));
+  const rows = items.map((item) => {
+    const tr = document.createElement('tr');
+    for (const key of keys) {
+      const td = document.createElement('td');
+      td.append(cell(item[key]));
+      tr.append(td);
+    }
+    return tr;
+  });
+  return [items.length ? head : undefined, rows];
+}
+
+/** A value in a cell: text; a nested page as a small table and its page line; a related object as key/value lines. */
+function cell(value) {
+  if (value === undefined) return '';
+  if (isPage(value)) return nestedPage(value);
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const list = document.createElement('dl');
+    list.className = 'object';
+    for (const [key, inner] of Object.entries(value))
+      list.append(Object.assign(document.createElement('dt'), { textContent: key }), wrap('dd', cell(inner)));
+    return list;
   }
-  $('rows').tHead.replaceChildren(items.length ? head : '');
-  $('rows').tBodies[0].replaceChildren(
-    ...items.map((item) => {
-      const tr = document.createElement('tr');
-      for (const key of keys) {
-        const td = document.createElement('td');
-        const value = item[key];
-        td.textContent = value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
-        tr.append(td);
-      }
-      return tr;
-    }),
-  );
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** One item's nested list: its items as a table (drawn as the top level's are), then `2 of 5 · hasMore: true · …`. */
+function nestedPage({ items, page }) {
+  const box = document.createElement('div');
+  box.className = 'nested-page';
+  if (items.length) {
+    const [head, rows] = itemRows(items);
+    const table = document.createElement('table');
+    table.className = 'nested';
+    table.append(wrap('thead', head), document.createElement('tbody'));
+    table.tBodies[0].append(...rows);
+    box.append(table);
+  }
+  const info = [page.count === undefined ? `${items.length} shown` : `${items.length} of ${page.count}`];
+  info.push(`hasMore: ${page.hasMore}`);
+  if (page.nextCursor) info.push(`nextCursor: ${page.nextCursor}`);
+  box.append(Object.assign(document.createElement('p'), { className: 'page-info', textContent: info.join(' · ') }));
+  return box;
+}
+
+function wrap(tag, child) {
+  const node = document.createElement(tag);
+  node.append(child);
+  return node;
+}
+
+/** A nested to-many selection's value: `{ items, page }`. */
+function isPage(value) {
+  return value !== null && typeof value === 'object' && Array.isArray(value.items) && typeof value.page === 'object';
 }
 
 /** The request as a curl command line, each value quoted for a POSIX shell. */
@@ -209,7 +288,8 @@ function showCompletions(name) {
 
 function onEdit(name) {
   // A cursor belongs to the request it came from: a new filter, sort, search or scope starts again at page one.
-  if (name !== 'cursor' && name !== 'limit' && name !== 'count') $('cursor').value = '';
+  // Nested lists shape each item's lists, not which items: the cursor stays.
+  if (!['cursor', 'limit', 'count', 'nested'].includes(name)) $('cursor').value = '';
   if (TEXT_PARAMETERS.includes(name)) showCompletions(name);
   schedule();
 }
@@ -233,7 +313,7 @@ async function start() {
     ),
   );
   showEndpoint();
-  for (const name of ['filter', 'sort', 'fields', 'limit', 'search', 'cursor'])
+  for (const name of ['filter', 'sort', 'fields', 'nested', 'limit', 'search', 'cursor'])
     $(name).addEventListener('input', () => onEdit(name));
   for (const name of TEXT_PARAMETERS) {
     $(name).addEventListener('focus', () => showCompletions(name));
@@ -242,7 +322,7 @@ async function start() {
   $('count').addEventListener('change', () => onEdit('count'));
   $('tenant').addEventListener('change', () => onEdit('tenant'));
   $('endpoint').addEventListener('change', () => {
-    for (const name of ['filter', 'sort', 'fields', 'search']) $(name).value = '';
+    for (const name of ['filter', 'sort', 'fields', 'nested', 'search']) $(name).value = '';
     showEndpoint();
     onEdit('endpoint');
   });
