@@ -1,11 +1,13 @@
+export type { ReplicaFallback, ReplicaHealthEvent } from '../orm/replicas.ts';
 export type { EngineConfig, ListContext, SearchCallback } from './config.ts';
 export type {
   EngineDescription,
   FieldDescription,
   RelationDescription,
+  RelationSelectDescription,
   SchemaDescription,
 } from './describe/endpoint.ts';
-export type { ExplainedStatement, Explanation } from './describe/explain.ts';
+export type { ExplainedLevel, ExplainedStatement, Explanation } from './describe/explain.ts';
 export type { IndexAdvice, IndexColumn } from './describe/indexes.ts';
 export type { ItemDescription, ItemPropertyDescription } from './describe/item.ts';
 export {
@@ -19,7 +21,8 @@ export {
   type ScopedEngine,
 } from './engine.ts';
 export { type ExecuteOptions, execute, executeCount } from './execute.ts';
-export type { ListItem } from './item-type.ts';
+export type { ListItem, NestedItems, SelectedItem, Selection } from './item-type.ts';
 export type { Page, PageInfo } from './page/list-page.ts';
 export type { Item } from './serialize.ts';
+export { NESTED_CURSORS, type NestedPage, type NestedPageInfo } from './tree/index.ts';
 export type { IterateOptions } from './walk/iterate.ts';

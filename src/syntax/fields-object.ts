@@ -27,8 +27,8 @@ export interface FieldsAlias {
  * author: ['name'] }] }`), so that parseHTTP reads one syntax; other requests as they are. For requests written in
  * code only: in a request's own values (fromQueryString), an array is a parameter given more than once.
  */
-export function withFieldsText<V extends { readonly fields?: unknown }>(values: V, maxLength: number): V {
-  const fields: unknown = values.fields;
+export function withFieldsText<V extends object>(values: V, maxLength: number): V {
+  const fields: unknown = (values as { readonly fields?: unknown }).fields;
   if (!Array.isArray(fields)) return values;
   return { ...values, fields: fieldsObjectText(fields, maxLength) };
 }
