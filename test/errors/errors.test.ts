@@ -18,10 +18,11 @@ test('toJSON is exactly code, message, parameter and position; the cause never l
   assert.not.ok('parameter' in new ListError('invalid_cursor', 'bad'));
 });
 
-test('every code maps to 400 or 500, but query_timeout: 503', () => {
+test('every code maps to 400 or 500, but query_timeout, replica_lost and overloaded: 503', () => {
+  const unavailable = ['query_timeout', 'replica_lost', 'overloaded'];
   for (const [code, status] of Object.entries(ERROR_STATUS)) {
     assert.is(new ListError(code as keyof typeof ERROR_STATUS, 'x').status, status);
-    assert.ok(status === 400 || status === 500 || (code === 'query_timeout' && status === 503), code);
+    assert.ok(status === 400 || status === 500 || (unavailable.includes(code) && status === 503), code);
   }
   assert.is(ERROR_STATUS.invalid_schema, 500);
   assert.is(ERROR_STATUS.execution_failed, 500);
