@@ -1,4 +1,5 @@
 import { escapeLike } from './pattern.ts';
+import { statementLimit } from './statement.ts';
 import type { Dialect, IntegerRange } from './types.ts';
 
 const INT64_MAX = (1n << 63n) - 1n;
@@ -28,10 +29,21 @@ const BASE: Omit<Dialect, 'name' | 'label'> = {
   escapePattern: (value) => escapeLike(value),
   patternWildcard: '%',
   patternTest: (subject, _column, _operator, pattern) => ({ sql: `${subject} like ? escape '\\'`, params: [pattern] }),
+  insensitiveTest: undefined,
 
   emulatesNullsOrder: false,
   rowValueSeek: true,
   seeksNullableByUnion: false,
+  orderTerm: (column, direction, nulls) =>
+    nulls === 'any' ? `${column} ${direction}` : `${column} ${direction} nulls ${nulls}`,
+
+  tupleIn: (columns, rows) => {
+    const row = columns.length === 1 ? '?' : `(${columns.map(() => '?').join(', ')})`;
+    const list = Array.from({ length: rows }, () => row).join(', ');
+    return columns.length === 1 ? `${columns[0]} in (${list})` : `(${columns.join(', ')}) in (${list})`;
+  },
+  // PostgreSQL's and MySQL's protocols count a statement's parameters in 16 bits.
+  maxParameters: 65_535,
 
   datetimesAsEpochMillis: false,
   decimalsAsDoubles: false,
@@ -44,13 +56,18 @@ const BASE: Omit<Dialect, 'name' | 'label'> = {
   backslashEscapes: false,
   driverValue: (value) => value,
   connectionMethods: [],
-  // A statement that cannot be stopped just runs; the caller checks the signal between statements.
-  execute: ({ client, compiled, guard, abort }) =>
-    guard ? client.executeQuery(compiled) : client.executeQuery(compiled, abort),
+  // A statement that cannot be stopped just runs; the caller checks the signal between statements, and none starts
+  // once the request's deadline has passed (statementLimit throws query_timeout then).
+  execute: async ({ client, compiled, guard, abort }) => {
+    if (!guard) return client.executeQuery(compiled, abort);
+    statementLimit(guard);
+    return client.executeQuery(compiled);
+  },
   scopesSessionSettings: false,
   stopsStatements: false,
 
   estimate: undefined,
+  planEstimate: undefined,
 
   foldedIndexOperators: ['ieq'],
   indexNullsClause: false,

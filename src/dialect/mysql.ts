@@ -1,5 +1,7 @@
 import { defineDialect } from './base.ts';
+import { caselessTest } from './mysql/caseless.ts';
 import { executeMysql } from './mysql/execute.ts';
+import { readMysqlPlan } from './mysql/plan-estimate.ts';
 import { escapeLike } from './pattern.ts';
 import type { Dialect, KeyColumn } from './types.ts';
 
@@ -35,6 +37,9 @@ function mysqlFamily(mariaDb: boolean): Dialect {
     // lower() folds every letter its character set knows; replace() matches case-sensitively, letter by letter.
     foldedColumn: (column) =>
       ASCII_UPPER.reduce((inner, c) => `replace(${inner}, '${c}', '${c.toLowerCase()}')`, column),
+    // The `i` operators test the column's bytes against a caseless regular expression in one pass (mysql/caseless.ts),
+    // where folding the column letter by letter took 26 replace() calls per row.
+    insensitiveTest: caselessTest,
     // Comparisons follow the column's collation (case-insensitive by default): compare the bytes instead.
     caseSensitive: (expression) => `binary ${expression}`,
     // A backslash inside a MySQL string literal is itself an escape: `!` is written alike everywhere.
@@ -47,6 +52,12 @@ function mysqlFamily(mariaDb: boolean): Dialect {
     },
 
     emulatesNullsOrder: true,
+    // NULLs are the smallest value: `asc` puts them first and `desc` last; the other two lead with an `is null` term,
+    // as MikroORM writes them in ORDER BY.
+    orderTerm: (column, direction, nulls) => {
+      if (nulls === 'any' || (nulls === 'first') === (direction === 'asc')) return `${column} ${direction}`;
+      return `${column} is ${nulls === 'last' ? '' : 'not '}null, ${column} ${direction}`;
+    },
     // MariaDB reads `(a, id) > (?, ?)` as a filter over a full index scan, never a range.
     rowValueSeek: false,
     seeksNullableByUnion: true,
@@ -68,6 +79,7 @@ function mysqlFamily(mariaDb: boolean): Dialect {
     connectionMethods: ['getNativeClient'],
     execute: (run) => executeMysql(run, mariaDb),
     stopsStatements: true,
+    planEstimate: { explainPrefix: 'explain format=json ', costName: 'rows examined', read: readMysqlPlan },
 
     // MariaDB cannot index an expression (an index on a generated column is not used for the same expression
     // written in a query), so the `i` operators scan there.

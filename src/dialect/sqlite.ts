@@ -27,6 +27,15 @@ export const sqlite = defineDialect({
     return value;
   },
 
+  // Row values on the right of IN come only from a sub-query there: `(a, b) in (values (?, ?), …)`.
+  tupleIn: (columns, rows) => {
+    if (columns.length === 1) return `${columns[0]} in (${Array.from({ length: rows }, () => '?').join(', ')})`;
+    const row = `(${columns.map(() => '?').join(', ')})`;
+    return `(${columns.join(', ')}) in (values ${Array.from({ length: rows }, () => row).join(', ')})`;
+  },
+  // SQLITE_MAX_VARIABLE_NUMBER since SQLite 3.32, as better-sqlite3 builds it.
+  maxParameters: 32_766,
+
   sortIndexNote: (nullable, direction) =>
     nullable && direction === 'asc'
       ? 'SQLite sorts NULLs first in ascending indexes, so no index serves this order with NULLs last'

@@ -20,6 +20,9 @@ export interface KeyColumn {
   readonly ordinalEnum: boolean;
 }
 
+/** The operators that ignore ASCII case. */
+export type InsensitiveOperator = 'ieq' | 'ine' | 'icontains' | 'istartswith' | 'iendswith';
+
 /** The substring operators, whose pattern the dialect writes (the `i` forms compare folded text). */
 export type PatternOperator = 'contains' | 'startswith' | 'endswith' | 'icontains' | 'istartswith' | 'iendswith';
 
@@ -67,6 +70,11 @@ export interface Dialect {
   readonly patternWildcard: string;
   /** The case-sensitive pattern test of `subject` (an expression of `column`) against one bound pattern. */
   patternTest(subject: string, column: string, operator: PatternOperator, pattern: string): SqlText;
+  /**
+   * The whole test of an `i` operator on an already quoted column against its folded value, where the dialect has a
+   * cheaper exact form than folding the column (MySQL and MariaDB); undefined: foldedColumn() and patternTest().
+   */
+  readonly insensitiveTest: ((column: string, operator: InsensitiveOperator, folded: string) => SqlText) | undefined;
 
   // Order and keyset pages.
   /**
@@ -78,6 +86,21 @@ export interface Dialect {
   readonly rowValueSeek: boolean;
   /** Pages after a cursor on a nullable root key are sent as seekable UNION ALL branches (keyset/seek-page.ts). */
   readonly seeksNullableByUnion: boolean;
+  /**
+   * One ORDER BY term as text, for an order MikroORM does not build (a window's `over (… order by …)`): `column`
+   * (already quoted) in `direction`, its NULLs `first` or `last`, or `any` for a column that holds none. The same
+   * placement `orderBy()` gives (plan/order.ts), emulated where the database has no NULLS FIRST / LAST.
+   */
+  orderTerm(column: string, direction: 'asc' | 'desc', nulls: 'first' | 'last' | 'any'): string;
+
+  // Nested selections (engine/tree/).
+  /**
+   * `columns in (…)` over `rows` tuples of `?` placeholders, row after row: one column is a plain list; several are
+   * compared as row values, in the form the database accepts (SQLite takes row values only from a sub-query).
+   */
+  tupleIn(columns: readonly string[], rows: number): string;
+  /** The most bound parameters one statement may carry (a nested level's parent keys are split to stay below it). */
+  readonly maxParameters: number;
 
   // Cursor keys (keyset/key-values.ts, keyset/key-holds.ts).
   /** MikroORM stores datetimes as epoch milliseconds, so cursors carry them as integers (SQLite). */
@@ -112,6 +135,8 @@ export interface Dialect {
   // Estimated counts (engine/estimate.ts).
   /** How to read the planner's row estimate, where it gives one worth answering with (PostgreSQL). */
   readonly estimate: RowEstimate | undefined;
+  /** How to ask the planner for a statement's cost without running it (engine/plan-check.ts); none on SQLite. */
+  readonly planEstimate: PlanEstimate | undefined;
 
   // Index advice (engine/indexes.ts).
   /** The case-insensitive operators an expression index on the folded column serves. */
@@ -124,6 +149,24 @@ export interface Dialect {
   readonly foreignKeyIndexNote: string | undefined;
   /** The caveat of a sort index in one direction, if any. */
   sortIndexNote(nullable: boolean, direction: 'asc' | 'desc'): string | undefined;
+}
+
+/** The planner's estimate of a statement, for the opt-in plan check: what precedes it, and how to read the answer. */
+export interface PlanEstimate {
+  /** What precedes the statement to get its plan instead of its rows (no ANALYZE: nothing runs). */
+  readonly explainPrefix: string;
+  /** What the cost counts, as an error names it (`cost`, `rows examined`). */
+  readonly costName: string;
+  /** The plan's figures, or undefined when the answer has another shape. */
+  read(rows: readonly Record<string, unknown>[]): PlanFigures | undefined;
+}
+
+/** What the planner expects of a statement, as if no LIMIT stopped it early. */
+export interface PlanFigures {
+  /** PostgreSQL: the plan's total cost; MySQL and MariaDB: the rows it expects to examine, sub-queries included. */
+  readonly cost: number;
+  /** The rows the statement is expected to select before its LIMIT. */
+  readonly rows: number;
 }
 
 /** The planner's row estimate: what precedes the rows query, and how to read the answer. */

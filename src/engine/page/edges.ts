@@ -23,6 +23,13 @@ export interface EdgesOptions {
    * rows without a cursor. Given, it overrides the direction the cursor token names: the position is its keys.
    */
   readonly backward?: boolean;
+  /**
+   * The nested lists paged backward (`last`, `before`), by dotted path (`reviews`, `author.books`): each parent's
+   * list is read from its end, or from before the cursor's position for the parent the cursor names. With `backward`
+   * or this given, every other nested list is read forward and a nested cursor's position is its keys, whatever
+   * direction its token names.
+   */
+  readonly backwardLists?: readonly string[];
 }
 
 /** What a scoped engine answers under LIST_EDGES: list() with a cursor per item. */
@@ -35,7 +42,9 @@ export async function listEdges<C extends ListContext>(
   ctx: C,
   options: EdgesOptions = {},
 ): Promise<EdgesPage> {
-  const listing = await openListing(scope, parsed, ctx, false);
+  const directed = options.backward !== undefined || options.backwardLists !== undefined;
+  const lists = directed ? new Set(options.backwardLists) : undefined;
+  const listing = await openListing(scope, parsed, ctx, false, undefined, lists);
   const backward = options.backward ?? listing.backward;
   const data = await listing.fetch(listing.after, { cursors: true, backward });
   const count = listing.resolved.count ? await listing.count() : undefined;

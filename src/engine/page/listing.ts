@@ -1,16 +1,15 @@
-import { QueryFlag } from '@mikro-orm/sql';
 import type { ResolvedQuery } from '../../bind/types.ts';
-import { type Dialect, type StatementGuard, statementGuard } from '../../dialect/index.ts';
+import { type Dialect, renewDeadline, type StatementGuard, statementGuard } from '../../dialect/index.ts';
 import { turnPage } from '../../keyset/backward.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import { type CursorKey, type CursorPlan, cursorAfter, cursorBefore } from '../../keyset/cursor-plan.ts';
-import { dropKeys, selectKeys, takeKeys } from '../../keyset/key-columns.ts';
-import { continuePage, seeksByUnion } from '../../keyset/seek-page.ts';
-import { connectionOf, inTransaction, useConnection } from '../../orm/connection.ts';
-import { joinsToMany, selectsExplicitly } from '../../orm/qb-state.ts';
+import { dropKeys, takeKeys } from '../../keyset/key-columns.ts';
+import { continuePage } from '../../keyset/seek-page.ts';
+import { inTransaction, useConnection } from '../../orm/connection.ts';
+import { readConnection } from '../../orm/replicas.ts';
 import { applyRootFilters, prepareFilters, reachesRelation } from '../../plan/entity-filters.ts';
 import type { Paging } from '../../plan/paging.ts';
-import { type AnyQueryBuilder, type ApplyOptions, planInPlace } from '../../plan/plan-query.ts';
+import type { AnyQueryBuilder, ApplyOptions } from '../../plan/plan-query.ts';
 import type { ParsedQuery } from '../../syntax/ast.ts';
 import { runAbortable, throwIfAborted } from '../abort.ts';
 import type { ListContext } from '../config.ts';
@@ -18,10 +17,13 @@ import { checkEstimateAvailable, estimateQuery, estimateRows } from '../count/es
 import { countQuery, countRows } from '../count/exact.ts';
 import { type ExplainedStatement, type Explanation, explainStatement } from '../describe/explain.ts';
 import { executeOwned } from '../execute.ts';
+import { checkPlan } from '../plan-check.ts';
 import type { Scope } from '../scope.ts';
 import { type Item, serializeRows } from '../serialize.ts';
+import { explainTree, fillTree, openTree, type Tree, takeTreeLinks } from '../tree/index.ts';
 import { checkRequest } from './check-request.ts';
-import { itemKeys, projectItems, selectPicked } from './picked-fields.ts';
+import { planData } from './data-plan.ts';
+import { itemKeys, projectItems } from './picked-fields.ts';
 import { applySearch } from './search.ts';
 
 /** One page of rows turned into items, and where the next page starts. */
@@ -73,7 +75,8 @@ export interface Listing {
  * then build the engine's private copy of the scope (root filters, search), the related entities' filter
  * conditions, and, when a page is to be read, the planned data query. `reuse`: the plan serves several pages (a
  * walk), so each fetch works on a copy of it; otherwise the one fetch uses the plan itself. `pageSize`: a server-side
- * walk's page size, which replaces the request's limit after that limit passed its checks.
+ * walk's page size, which replaces the request's limit after that limit passed its checks. `backwardLists`: GraphQL
+ * edges' nested lists read backward (engine/tree/check.ts).
  *
  * size: the returned Listing's fetch, count and explain close over one request's plan, scope copy and guard.
  */
@@ -83,12 +86,17 @@ export async function openListing<C extends ListContext>(
   ctx: C,
   reuse: boolean,
   pageSize?: number,
+  backwardLists?: ReadonlySet<string>,
 ): Promise<Listing> {
   const { settings, bound, keys } = scope;
-  const { resolved, paging, plan, after, backward } = checkRequest(scope, parsed, reuse, pageSize);
+  const { resolved, paging, plan, after, backward } = checkRequest(scope, parsed, reuse, pageSize, ctx);
   const signal = ctx.signal;
   throwIfAborted(signal);
   const guard = statementGuard(settings, ctx);
+  // Nested selections: checked (their cursors among them) and planned before any statement, like the top level.
+  const tree = resolved.selections?.length
+    ? await openTree(scope, resolved.selections, plan.seal, backwardLists)
+    : undefined;
 
   // The engine's own copy of the scope, shared by data and count: root filters, then the search.
   const scoped = scope.base.clone();
@@ -106,10 +114,10 @@ export async function openListing<C extends ListContext>(
   const counter = resolved.count ? scoped.clone() : undefined;
   // MikroORM picks a read replica at random per query: one request (a walk's pages, the count) stays on the one
   // it picks first, so pages never mix replicas with different lag. In a transaction it runs on the transaction.
-  const connection = inTransaction(scoped) ? undefined : connectionOf(scoped);
+  const connection = inTransaction(scoped) ? undefined : readConnection(scoped, settings.replicaFallback, guard);
   if (connection && counter) useConnection(counter, connection);
   const planned = pageSize === undefined ? resolved : { ...resolved, limit: paging.limit };
-  const data = paging.limit > 0 ? planData(scope, planned, plan, scoped, options) : undefined;
+  const data = paging.limit > 0 ? planData(scope, planned, plan, scoped, options, tree) : undefined;
   let used = false;
 
   return {
@@ -121,11 +129,18 @@ export async function openListing<C extends ListContext>(
       if (!data) return { items: [], hasMore: false, ...(fetchOptions.cursors ? { cursors: [] } : {}) };
       const qb = reuse || used ? data.qb.clone() : data.qb;
       used = true;
-      const page = await fetchPage(scope, plan, data.keys, qb, paging, from, guard, connection, fetchOptions);
-      return resolved.fields ? { ...page, items: projectItems(page.items, itemKeys(bound, resolved.fields)) } : page;
+      // One deadline per request; a walk (reuse) gives each page its own, counted from the page's start.
+      const paged = reuse ? renewDeadline(guard) : guard;
+      const page = await fetchPage(scope, plan, data.keys, qb, paging, from, paged, connection, fetchOptions, tree);
+      const items = resolved.fields ? projectItems(page.items, itemKeys(bound, resolved.fields)) : page.items;
+      if (!tree) return resolved.fields ? { ...page, items } : page;
+      const { links, ...rest } = page;
+      const run = { guard: paged, connection, em: scope.em, cursors: fetchOptions.cursors === true };
+      await fillTree(run, tree, items, links ?? []);
+      return { ...rest, items };
     },
     async explain() {
-      const explained: { data?: ExplainedStatement; count?: ExplainedStatement } = {};
+      const explained: { -readonly [K in keyof Explanation]: Explanation[K] } = {};
       if (data) {
         const qb = data.qb.clone();
         const continued = continuePage(qb, keys.dialect, bound.platform, data.keys, paging, after, backward);
@@ -139,6 +154,7 @@ export async function openListing<C extends ListContext>(
                 await explainStatement(estimateQuery(counter.clone(), bound, resolved.filter, options), 'all'),
               )
             : await explainStatement(countQuery(counter.clone(), bound, resolved.filter, options), 'get', false);
+      if (tree) explained.levels = await explainTree(tree);
       return explained;
     },
     async count() {
@@ -148,39 +164,6 @@ export async function openListing<C extends ListContext>(
       return countRows(counter, bound, resolved.filter, options, guard);
     },
   };
-}
-
-/** The planned data query (filter, sort joins, order, limit + 1, key columns) and its cursor keys. */
-interface DataPlan {
-  readonly qb: AnyQueryBuilder;
-  readonly keys: readonly CursorKey[];
-}
-
-function planData<C extends ListContext>(
-  scope: Scope<C>,
-  resolved: ResolvedQuery,
-  plan: CursorPlan,
-  scoped: AnyQueryBuilder,
-  options: ApplyOptions,
-): DataPlan {
-  const planned = planInPlace(scoped, scope.bound, resolved, options);
-  if (planned.sort.length !== plan.keys.length) throw new Error('listql: the planned sort changed its keys');
-  // The planned keys carry the aliases the planner gave relation sorts; the cursor plan carries types.
-  const keys = plan.keys.map((k, i) => ({ ...k, sort: planned.sort[i]! }));
-  const qb = planned.qb;
-  qb.limit(planned.paging.limit + 1);
-  if (joinsToMany(qb)) {
-    // A to-many join in the base scope repeats root rows. MikroORM's pagination sub-query would keep the join in the
-    // outer query (rows still repeat) and cannot order by listql's keys; `distinct` over root columns and keys gives
-    // each root row once, in keyset order, with one plain query.
-    qb.setFlag(QueryFlag.DISABLE_PAGINATE);
-    qb.setFlag(QueryFlag.DISTINCT);
-  }
-  // `fields`: only the picked columns and the primary key (the cursor's key columns come next, under their own
-  // aliases). A base scope that selects columns itself keeps its selection; items are narrowed after the fact.
-  if (resolved.fields && !selectsExplicitly(qb)) selectPicked(qb, scope.bound, resolved.fields);
-  selectKeys(qb, keys, scope.keys, seeksByUnion(scope.keys.dialect, keys));
-  return { qb, keys };
 }
 
 async function fetchPage<C extends ListContext>(
@@ -193,11 +176,13 @@ async function fetchPage<C extends ListContext>(
   guard: StatementGuard,
   connection: object | undefined,
   options: FetchOptions,
-): Promise<PageData> {
+  tree: Tree | undefined,
+): Promise<PageData & { readonly links?: CursorValue[][] }> {
   // A backward fetch without a position reads the end of the list (GraphQL's `last` alone).
   const backward = options.backward === true;
   const qb = continuePage(planned, scope.keys.dialect, scope.bound.platform, keys, paging, after, backward);
   if (connection) useConnection(qb, connection);
+  await checkPlan(scope.settings, qb, guard);
   const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, guard));
 
   const { rows: pageRows, hasPrevious, hasNext, hasMore } = turnPage(rows, paging, after !== undefined, backward);
@@ -209,6 +194,8 @@ async function fetchPage<C extends ListContext>(
   const nextCursor = nextKeys && cursorAfter(plan, nextKeys);
   const prevCursor = prevKeys && cursorBefore(plan, prevKeys);
   const cursors = options.cursors ? rowKeys?.map((values) => cursorAfter(plan, values)) : undefined;
+  // Nested selections: each row's link values, taken out before its item is written.
+  const links = tree ? pageRows.map((row) => takeTreeLinks(row, tree)) : undefined;
   // The item writer reads entity properties only; hydration gets rows without the key columns.
   const items =
     scope.writer?.(pageRows) ??
@@ -223,6 +210,7 @@ async function fetchPage<C extends ListContext>(
     ...(nextKeys === undefined ? {} : { nextCursor: nextCursor!, nextKeys }),
     ...(prevCursor === undefined ? {} : { prevCursor }),
   };
+  if (links) return { ...data, ...(cursors ? { cursors } : {}), links };
   return cursors ? { ...data, cursors } : data;
 }
 

@@ -12,7 +12,8 @@ import type { Item } from '../serialize.ts';
  */
 export function selectPicked(qb: AnyQueryBuilder, bound: BoundSchema, fields: readonly SelectedField[]): void {
   const properties = new Set(bound.meta.primaryKeys);
-  for (const f of fields) properties.add(f.property);
+  // A relation key only a nested selection needs is read by the tree's own link columns (see engine/tree/).
+  for (const f of fields) if (!f.implied) properties.add(f.property);
   const columns: string[] = [];
   for (const name of properties) {
     const prop = bound.meta.properties[name]!;
@@ -22,10 +23,13 @@ export function selectPicked(qb: AnyQueryBuilder, bound: BoundSchema, fields: re
   qb.select(columns);
 }
 
-/** The item keys a `fields` request keeps: the primary key's public names and the picked fields'. */
+/**
+ * The item keys a `fields` request keeps: the primary key's public names and the picked fields'. A relation key that
+ * only a nested selection needs (`implied`) is read but not kept: the selection's own key carries the object.
+ */
 export function itemKeys(bound: BoundSchema, fields: readonly SelectedField[]): ReadonlySet<string> {
   const keys = new Set(bound.meta.primaryKeys.map((pk) => publicNameOf(bound.meta.properties[pk]!)));
-  for (const f of fields) keys.add(f.publicName);
+  for (const f of fields) if (!f.implied) keys.add(f.publicName);
   return keys;
 }
 

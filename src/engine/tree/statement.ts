@@ -1,0 +1,129 @@
+import { raw } from '@mikro-orm/sql';
+import type { Dialect, StatementGuard } from '../../dialect/index.ts';
+import type { CursorValue } from '../../keyset/cursor-codec.ts';
+import { useConnection } from '../../orm/connection.ts';
+import { entityManagerOf, subQueryBuilder } from '../../orm/query-builder.ts';
+import type { AnyQueryBuilder } from '../../plan/plan-query.ts';
+import { runAbortable } from '../abort.ts';
+import { executeOwned } from '../execute.ts';
+import type { Row } from './attach.ts';
+import { parentAlias } from './link.ts';
+import type { PlannedLevel } from './plan.ts';
+import { BACK_RANK, innerColumns, RANK } from './window.ts';
+
+/** The alias of the derived table a list level's statement pages each parent's rows from. */
+export const OUTER_ALIAS = 'lq_x';
+
+/** Where a level's statements run: the request's guard, and the connection the top page used. */
+export interface StatementSite {
+  readonly guard: StatementGuard;
+  /** The connection (read replica or primary) the top page ran on; undefined inside a transaction. */
+  readonly connection: object | undefined;
+}
+
+/**
+ * The parents one statement may name: all of them, unless the dialect's parameter limit demands several statements
+ * (half the limit is left to the filter's values). With the default limits that never happens; a walk's page of
+ * 10,000 rows with a composite key could reach SQLite's 32,766.
+ */
+export function parentChunks<P>(
+  level: { readonly target: { readonly dialect: Dialect }; readonly link: { readonly inner: readonly unknown[] } },
+  parents: readonly P[],
+): P[][] {
+  const size = Math.max(1, Math.floor(level.target.dialect.maxParameters / 2 / level.link.inner.length));
+  const out: P[][] = [];
+  for (let i = 0; i < parents.length; i += size) out.push(parents.slice(i, i + size));
+  return out;
+}
+
+/** Narrow a copy of a planned statement to the given parents: `<parent key> in (…)`, every key value bound. */
+function forParents(level: PlannedLevel, planned: AnyQueryBuilder, parents: readonly (readonly CursorValue[])[]) {
+  const qb = planned.clone();
+  qb.andWhere(level.target.dialect.tupleIn(innerColumns(level.link, level.target), parents.length), parents.flat());
+  return qb;
+}
+
+/**
+ * The statement reading a level's rows for these parents. A to-one level is its planned query. A list cuts each
+ * parent's page out of the numbered rows, `limit + 1` of them after the offset (the extra row says more follow):
+ *
+ *     select "lq_x".* from (<planned rows, row_number() over (partition by <parent> order by <keys>) as "lq_rn">)
+ *     as "lq_x" where "lq_x"."lq_rn" > ? and "lq_x"."lq_rn" <= ? order by "lq_x"."lq_p0", "lq_x"."lq_rn"
+ *
+ * With a backward cursor, the continued parent's page is cut by its mirrored number (`lq_rb`) instead; a list read
+ * backward as a whole (GraphQL `last`) is numbered in the mirrored order throughout.
+ */
+export function levelStatement(
+  level: PlannedLevel,
+  planned: AnyQueryBuilder,
+  parents: readonly (readonly CursorValue[])[],
+): AnyQueryBuilder {
+  const inner = forParents(level, planned, parents);
+  const list = level.list;
+  if (!list) return inner;
+  const { bound } = level.target;
+  const quote = (id: string) => bound.platform.quoteIdentifier(id);
+  const column = (name: string) => quote(`${OUTER_ALIAS}.${name}`);
+  const outer = subQueryBuilder(entityManagerOf(planned), bound.meta.class, OUTER_ALIAS);
+  outer.from(inner, OUTER_ALIAS);
+  const low = list.paging.offset;
+  const high = low + list.paging.limit + 1;
+  const range = (rank: string) => `${column(rank)} > ? and ${column(rank)} <= ?`;
+  const position = list.position;
+  if (position?.backward && !list.backward) {
+    const same = level.link.inner.map((_, i) => `${column(parentAlias(i))} = ?`).join(' and ');
+    outer.where(`((not (${same}) and ${range(RANK)}) or (${same} and ${range(BACK_RANK)}))`, [
+      ...position.parent,
+      low,
+      high,
+      ...position.parent,
+      low,
+      high,
+    ]);
+  } else outer.where(range(RANK), [low, high]);
+  const order = [...level.link.inner.map((_, i) => parentAlias(i)), RANK];
+  outer.orderBy(order.map((name) => ({ [raw(column(name))]: 'asc' })) as never);
+  return outer;
+}
+
+/** Run a level's row statements for these parents (one, unless the parameter limit splits them), in order. */
+export async function fetchLevelRows(
+  site: StatementSite,
+  level: PlannedLevel,
+  parents: readonly (readonly CursorValue[])[],
+): Promise<Row[]> {
+  const planned = level.data;
+  if (!planned || parents.length === 0) return [];
+  const rows: Row[] = [];
+  for (const part of parentChunks(level, parents))
+    rows.push(...(await run(site, levelStatement(level, planned, part))));
+  return rows;
+}
+
+/** Run a level's grouped count for these parents: rows of parent key columns and the count. */
+export async function fetchLevelCounts(
+  site: StatementSite,
+  level: PlannedLevel,
+  parents: readonly (readonly CursorValue[])[],
+): Promise<Row[]> {
+  const planned = level.counter;
+  if (!planned || parents.length === 0) return [];
+  const rows: Row[] = [];
+  for (const part of parentChunks(level, parents)) rows.push(...(await run(site, forParents(level, planned, part))));
+  return rows;
+}
+
+/** The statements a level would send, with one stand-in parent (a NULL per key column), for explain(). */
+export function explainedLevel(level: PlannedLevel): { data?: AnyQueryBuilder; count?: AnyQueryBuilder } {
+  const parents = [level.link.inner.map(() => null)];
+  return {
+    ...(level.data ? { data: levelStatement(level, level.data, parents) } : {}),
+    ...(level.counter ? { count: forParents(level, level.counter, parents) } : {}),
+  };
+}
+
+/** Run one statement of a level on the top page's connection, under the request's guard; an abort stops it first. */
+function run(site: StatementSite, qb: AnyQueryBuilder): Promise<Row[]> {
+  if (site.connection) useConnection(qb, site.connection);
+  return runAbortable(site.guard.signal, () => executeOwned<Row>(qb, site.guard));
+}
