@@ -182,13 +182,25 @@ export interface NestedItems<I> {
   readonly page: NestedPageInfo;
 }
 
-/** The dotted output-key paths of the nested selections in S that are lists (to-many), for `<path>.limit` & co. */
-export type ListPath<P, S, Prefix extends string = ''> = S extends readonly unknown[]
-  ? NestedParts<Exclude<S[number], string>> extends infer X
-    ? X extends [infer K extends string, infer R, infer C]
-      ? (ManyOf<P, R> extends false ? never : `${Prefix}${K}`) | ListPath<NestedPolicyOf<P, R>, C, `${Prefix}${K}.`>
-      : never
-    : never
-  : never;
+/**
+ * The dotted output-key paths of the nested selections in S that are lists (to-many), for `<path>.limit` & co. Any
+ * path below an untyped policy, decided before S is looked at (comparing two scopes never unfolds a selection), and
+ * below an array that is not written out (a tuple, as a literal gives): a selection that failed its check is
+ * `Selection<P>` itself, whose paths never end.
+ */
+export type ListPath<P, S, Prefix extends string = ''> =
+  IsAny<EntityOf<P>> extends true
+    ? `${Prefix}${string}`
+    : S extends readonly unknown[]
+      ? number extends S['length']
+        ? `${Prefix}${string}`
+        : NestedParts<Exclude<S[number], string>> extends infer X
+          ? X extends [infer K extends string, infer R, infer C]
+            ?
+                | (ManyOf<P, R> extends false ? never : `${Prefix}${K}`)
+                | ListPath<NestedPolicyOf<P, R>, C, `${Prefix}${K}.`>
+            : never
+          : never
+      : never;
 
 type Flat<T> = { [K in keyof T]: T[K] } & {};

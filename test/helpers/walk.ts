@@ -90,8 +90,7 @@ export async function walkBack(
   for (let i = 0; prev; i++) {
     if (i >= maxPages) throw new Error('test: the backward walk does not end');
     const limit = limits[i % limits.length]!;
-    // Typed: the call's type cannot be inferred from `prev`, which the previous page's type gives.
-    const page: Page = await scoped.list({ ...query, limit: String(limit), cursor: prev });
+    const page = await scoped.list({ ...query, limit: String(limit), cursor: prev });
     pages.push(page);
     assert.is(page.page.limit, limit);
     assert.is(page.page.offset, 0);

@@ -76,8 +76,7 @@ export async function walkBackPages(
   for (let i = 0; i < maxPages; i++) {
     const limit = sizes[i % sizes.length] ?? 1;
     const { offset: _offset, ...rest } = values;
-    // Typed: the call's type cannot be inferred from `prev`, which the previous page's type gives.
-    const page: Page = await scoped().list({ ...rest, limit: String(limit), cursor: prev! });
+    const page = await scoped().list({ ...rest, limit: String(limit), cursor: prev! });
     assert.ok(page.items.length <= limit, `back page ${i} has ${page.items.length} items for limit ${limit}`);
     assert.is(page.page.limit, limit);
     assert.is(page.page.offset, 0);

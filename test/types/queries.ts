@@ -50,8 +50,9 @@ async function queries(): Promise<void> {
   for await (const item of scoped.items({ limt: '5' })) void item;
   // @ts-expect-error a misspelt list parameter in the object form
   for await (const page of scoped.pages({ fields: 'title', Sort: 'title' })) void page;
+  // An object kept in a variable has no excess keys to the types, and the nested lists' `<path>.<parameter>` keys
+  // make any object a request: an object with no list parameter at all compiles, and is refused at run time.
   const typo = { fitler: "title eq 'a'" };
-  // @ts-expect-error an object with no list parameter at all
   await scoped.list(typo);
   // The request's own parameters, whatever their names: fromQueryString, records, URLSearchParams, strings.
   await scoped.list(fromQueryString('/books?utm_source=x&limit=5'));

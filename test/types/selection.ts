@@ -1,6 +1,7 @@
 /**
  * Type fixture of `fields` selections written in code (`npm run typecheck`; never run): a policy's type records what
- * it exposes, a `fields` array is checked against it at every level, and the items follow the selection. Each
+ * it exposes, a selection given to select() is checked against it at every level, the selected scope's requests
+ * against the lists it opens, and the items follow the selection; list() stays a plain method. Each
  * `@ts-expect-error` line must fail to compile.
  */
 import type { Collection, MikroORM, Ref } from '@mikro-orm/core';
@@ -10,11 +11,14 @@ import {
   type ExposedFields,
   type ExposedRelations,
   filterable,
+  type ListContext,
   type ListItem,
   type NestedItems,
   type Policy,
   PublicNames,
+  type ScopedEngine,
   type SelectedItem,
+  type SelectedScope,
   type Selection,
   schema,
   selectable,
@@ -103,22 +107,17 @@ async function selections(): Promise<void> {
   const books = createEngine(orm, { policy: bookPolicy }).from(qb);
 
   // Picked scalars, the key always, a bare to-one as its key (under its property's name), nested to-one and to-many.
-  const page = await books.list({
-    fields: [
-      'title',
-      'writer',
-      { author: ['name', { publisher: ['name'] }] },
-      { reviews: ['stars', { reviewer: ['name'] }] },
-      { best: { reviews: ['body'] } },
-    ],
-    'reviews.limit': '3',
-    'reviews.sort': '-stars',
-    'best.count': 'true',
-    limit: '20',
-  });
+  const full = books.select([
+    'title',
+    'writer',
+    { author: ['name', { publisher: ['name'] }] },
+    { reviews: ['stars', { reviewer: ['name'] }] },
+    { best: { reviews: ['body'] } },
+  ]);
+  const page = await full.list({ 'reviews.limit': '3', 'reviews.sort': '-stars', 'best.count': 'true', limit: '20' });
   expectType<(typeof page.items)[number], FullItem>(true);
   // Public names ([PublicNames]): `code`, never `isbn`.
-  const coded = await books.list({ fields: ['code', { author: ['name'], reviews: ['stars'] }] });
+  const coded = await books.select(['code', { author: ['name'], reviews: ['stars'] }]).list();
   expectType<
     (typeof coded.items)[number],
     {
@@ -129,23 +128,26 @@ async function selections(): Promise<void> {
     }
   >(true);
   // Nested list parameters deeper down, by output key.
-  await books.list({
-    fields: [{ author: [{ publisher: ['name'] }] }, { top: { reviews: ['stars'] } }],
-    'top.limit': '1',
-  });
+  await books
+    .select([{ author: [{ publisher: ['name'] }] }, { top: { reviews: ['stars'] } }])
+    .list({ 'top.limit': '1' });
   // pages(), items() and explain() take and type the same.
-  for await (const p of books.pages({ fields: ['title'] }))
+  for await (const p of books.select(['title']).pages())
     expectType<(typeof p.items)[number], { id: number; title: string }>(true);
-  for await (const item of books.items({ fields: [{ author: ['born'] }] }))
+  for await (const item of books.select([{ author: ['born'] }]).items({ sort: 'title' }, undefined, { pageSize: 50 }))
     expectType<typeof item, { id: number; author: { id: number; born?: Date | null } | null }>(true);
-  await books.explain({ fields: ['title'], sort: 'title' });
+  await books.select(['title']).explain({ sort: 'title' });
 
   // A selection kept in a constant, and the item type named.
   const fields = ['title', { author: ['name'] }] as const satisfies Selection<typeof bookPolicy>;
-  const kept = await books.list({ fields });
+  const kept = await books.select(fields).list();
   expectType<(typeof kept.items)[number], SelectedItem<typeof bookPolicy, typeof fields>>(true);
+  const named: SelectedScope<ListContext, SelectedItem<typeof bookPolicy, typeof fields>, never> = books.select(fields);
+  void named;
 
-  // Strings, string arrays built at run time and a request's own values keep the item type of the entity.
+  // list() itself still takes `fields` in any form, the object form included, and answers with the entity's items.
+  const objects = await books.list({ fields: ['title', { reviews: ['stars'] }], 'reviews.limit': '3' });
+  expectType<(typeof objects.items)[number], ListItem<Book>>(true);
   const text = await books.list({ fields: 'title,author(name)', 'author.limit': '1' });
   expectType<(typeof text.items)[number], ListItem<Book>>(true);
   const names: string[] = ['title'];
@@ -155,49 +157,100 @@ async function selections(): Promise<void> {
   expectType<(typeof own.items)[number], ListItem<Book>>(true);
 }
 
+/**
+ * The pagination loop whose request takes the previous page's cursor, with `prev` declared bare (its type evolves,
+ * under noImplicitAny as everywhere here): list() and a selected scope's list() are plain methods, so the page's type
+ * does not wait on the request's.
+ */
+async function loops(): Promise<void> {
+  const scoped = createEngine(orm, { policy: bookPolicy }).from(qb);
+  // biome-ignore lint/suspicious/noImplicitAnyLet: the loop as users write it; its type evolves from its assignments.
+  let prev;
+  for (;;) {
+    const page = await scoped.list({ cursor: prev });
+    prev = page.page.nextCursor;
+    expectType<(typeof page.items)[number], ListItem<Book>>(true);
+    if (prev === undefined) break;
+  }
+  // biome-ignore lint/suspicious/noImplicitAnyLet: as above, with a selected scope.
+  let after;
+  for (;;) {
+    const page = await scoped.select(['title', { reviews: ['stars'] }]).list({ cursor: after, 'reviews.limit': '3' });
+    after = page.page.nextCursor;
+    expectType<
+      (typeof page.items)[number],
+      { id: number; title: string; reviews: NestedItems<{ id: number; stars: number }> }
+    >(true);
+    if (after === undefined) break;
+  }
+  const titles = scoped.select(['title']);
+  // biome-ignore lint/suspicious/noImplicitAnyLet: as above, the scope selected once.
+  let next;
+  do {
+    const page = await titles.list({ cursor: next, limit: '100' });
+    next = page.page.nextCursor;
+    for (const book of page.items) expectType<typeof book, { id: number; title: string }>(true);
+  } while (next !== undefined);
+}
+
 async function refusals(): Promise<void> {
   const books = createEngine(orm, { policy: bookPolicy }).from(qb);
   // @ts-expect-error a misspelt field
-  await books.list({ fields: ['titel'] });
+  books.select(['titel']);
   // @ts-expect-error a field the policy does not expose
-  await books.list({ fields: ['price'] });
+  books.select(['price']);
   // @ts-expect-error the property behind a public name
-  await books.list({ fields: ['isbn'] });
+  books.select(['isbn']);
   // @ts-expect-error a relation not opted in to selection
-  await books.list({ fields: [{ writer: ['name'] }] });
+  books.select([{ writer: ['name'] }]);
   // @ts-expect-error a to-many relation named bare (its items carry no key for it)
-  await books.list({ fields: ['reviews'] });
+  books.select(['reviews']);
   // @ts-expect-error a misspelt nested field
-  await books.list({ fields: [{ author: ['nam'] }] });
+  books.select([{ author: ['nam'] }]);
   // @ts-expect-error a field the nested policy does not expose (authorPolicy exposes name, born)
-  await books.list({ fields: [{ author: ['secret'] }] });
+  books.select([{ author: ['secret'] }]);
   // @ts-expect-error two levels down: the reviewer policy exposes only name
-  await books.list({ fields: [{ reviews: [{ reviewer: ['born'] }] }] });
+  books.select([{ reviews: [{ reviewer: ['born'] }] }]);
   // @ts-expect-error a misspelt relation beside a good one
-  await books.list({ fields: [{ author: ['name'], autor: ['name'] }] });
+  books.select([{ author: ['name'], autor: ['name'] }]);
   // @ts-expect-error an alias of a misspelt relation
-  await books.list({ fields: [{ best: { revews: ['stars'] } }] });
+  books.select([{ best: { revews: ['stars'] } }]);
   // @ts-expect-error an empty selection
-  await books.list({ fields: [] });
+  books.select([]);
   // @ts-expect-error an empty nested selection
-  await books.list({ fields: [{ author: [] }] });
-  // @ts-expect-error a misspelt list parameter beside fields
-  await books.list({ fields: ['title'], sort: 'title', page: '2' });
+  books.select([{ author: [] }]);
+  // @ts-expect-error text is for list(): select() takes the object form
+  books.select('title');
+  // @ts-expect-error a misspelt list parameter
+  await books.select(['title']).list({ sort: 'title', page: '2' });
   // @ts-expect-error a nested list parameter of a path the selection does not open
-  await books.list({ fields: ['title'], 'reviews.limit': '3' });
+  await books.select(['title']).list({ 'reviews.limit': '3' });
   // @ts-expect-error a to-one takes no list parameters
-  await books.list({ fields: [{ author: ['name'] }], 'author.limit': '3' });
+  await books.select([{ author: ['name'] }]).list({ 'author.limit': '3' });
   // @ts-expect-error a nested parameter that is not a list parameter of nested lists
-  await books.list({ fields: [{ reviews: ['stars'] }], 'reviews.fields': 'stars' });
+  await books.select([{ reviews: ['stars'] }]).list({ 'reviews.fields': 'stars' });
+  const titles = books.select(['title']);
+  // @ts-expect-error the selection is the request's fields
+  await titles.list({ fields: 'title,code' });
+  // @ts-expect-error the selection is the request's fields, in the object form too
+  await titles.explain({ fields: ['code'] });
   // @ts-expect-error pages() checks the same
-  books.pages({ fields: ['titel'] });
+  titles.pages({ fields: 'code' });
+  // @ts-expect-error items() checks the same
+  titles.items({ limt: '5' });
+  // @ts-expect-error a request of a selected scope is the object form
+  await titles.list('limit=5');
+  // @ts-expect-error the items are the selection's: no field it leaves out
+  (await titles.list()).items[0]?.code;
 }
 
 async function wider(): Promise<void> {
   // A policy typed `Policy<Book>` records nothing: the entity's fields and relations are allowed, typed by entity.
   const loose: Policy<Book> = bookPolicy;
   const books = createEngine(orm, { policy: loose }).from(qb);
-  const page = await books.list({ fields: ['price', { coAuthor: ['born'] }, { reviews: ['body'] }] });
+  const page = await books
+    .select(['price', { coAuthor: ['born'] }, { reviews: ['body'] }])
+    .list({ 'reviews.limit': '1' });
   expectType<
     (typeof page.items)[number],
     {
@@ -208,21 +261,25 @@ async function wider(): Promise<void> {
     }
   >(true);
   // @ts-expect-error still not a property of Book
-  await books.list({ fields: ['pages'] });
+  books.select(['pages']);
 
-  // An untyped policy gives plain records, and takes any names.
+  // An untyped policy gives plain records, and takes any names and any nested paths below them.
   const untyped: Policy = bookPolicy;
   const any = await createEngine(orm, { policy: untyped })
     .from(qb)
-    .list({ fields: ['whatever', { any: ['thing'] }], 'any.limit': '2' });
+    .select(['whatever', { any: ['thing'] }])
+    .list({ 'any.limit': '2', 'any.deeper.sort': 'x' });
   expectType<(typeof any.items)[number], Record<string, unknown>>(true);
 
-  // Engines and policies stay assignable as before: to `Engine`, and policies of one entity to each other.
+  // Engines, scopes and policies stay assignable as before: to `Engine` and `ScopedEngine`, and policies of one
+  // entity to each other.
   const typed: Engine = createEngine(orm, { policy: bookPolicy });
+  const scope: ScopedEngine = createEngine(orm, { policy: bookPolicy }).from(qb);
+  const looseScope: ScopedEngine = books;
   const lines = (policy = bookPolicy) => createEngine(orm, { policy });
   lines(schema(Book).expose('price'));
   const folded = (['title', 'price'] as const).reduce((p, name) => p.expose(name), schema(Book));
-  void [typed, folded];
+  void [typed, scope, looseScope, folded];
 }
 
-void [selections, refusals, wider];
+void [selections, loops, refusals, wider];
