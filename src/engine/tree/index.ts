@@ -75,7 +75,7 @@ export async function explainTree(tree: Tree): Promise<ExplainedLevel[]> {
   const out: ExplainedLevel[] = [];
   const visit = async (levels: readonly PlannedLevel[]): Promise<void> => {
     for (const level of levels) {
-      const { data, count } = explainedLevel(level);
+      const { data, count } = await explainedLevel(level);
       out.push({
         path: level.selection.path,
         ...(data ? { data: await explainStatement(data, 'all') } : {}),

@@ -1,3 +1,4 @@
+import type { EntityManager, FilterOptions } from '@mikro-orm/core';
 import { QueryFlag, raw } from '@mikro-orm/sql';
 import type { ResolvedQuery } from '../../bind/types.ts';
 import { mirrorKeys } from '../../keyset/backward.ts';
@@ -12,19 +13,30 @@ import type { ListContext } from '../config.ts';
 import { selectPicked } from '../page/picked-fields.ts';
 import type { Scope } from '../scope.ts';
 import type { TreeLevel, TreeList } from './check.ts';
+import { levelShape, rememberShape, type ShapeEntry, shapeEntry } from './compiled.ts';
 import { LEVEL_ALIAS, linkAlias, parentAlias, selectKeyColumns } from './link.ts';
 import { innerAlias, innerColumns, joinPivot, seekParent, selectRanks } from './window.ts';
 
 /** The count column of a level's grouped count. */
 export const COUNT = 'lq_count';
 
-/** A checked level with its statements planned, before its parents are known (each fetch copies them). */
-export interface PlannedLevel extends TreeLevel {
-  readonly children: readonly PlannedLevel[];
+/** A level's planned statements: its rows (absent for a list of limit 0) and each parent's count (with count). */
+export interface LevelQueries {
   /** The level's rows: target filters, nested filter, sort joins, key and link columns, ranks (to-many). */
   readonly data?: AnyQueryBuilder;
   /** Each parent's count, grouped (`<path>.count=true`). */
   readonly counter?: AnyQueryBuilder;
+}
+
+/** A checked level with its statements planned (or known by shape), before its parents are known. */
+export interface PlannedLevel extends TreeLevel {
+  readonly children: readonly PlannedLevel[];
+  /** The EntityManager the level's statements run with (the request's). */
+  readonly em: EntityManager;
+  /** The level's statements, planned on first need (a level known by its shape may never need them). */
+  readonly queries: () => Promise<LevelQueries>;
+  /** The level's compiled statements, when they depend on its shape only (compiled.ts). */
+  readonly compiled?: ShapeEntry;
   /** A list's sort keys as planned (relation keys on their real join aliases); empty for a to-one level. */
   readonly keys: readonly CursorKey[];
 }
@@ -46,17 +58,43 @@ export async function planLevels<C extends ListContext>(
 
 async function planLevel<C extends ListContext>(scope: Scope<C>, level: TreeLevel): Promise<PlannedLevel> {
   const em = entityManagerOf(scope.base);
-  const { bound } = level.target;
+  const children = await planLevels(scope, level.children);
   const filters = relationFilterOptions(level.selection.relation.prop, scope.filters);
+  const { bound } = level.target;
+  const shape = await levelShape(em, level, filters);
+  let planned: Promise<PlannedQueries> | undefined;
+  const plan = () => {
+    planned ??= planQueries(scope, level, filters);
+    return planned;
+  };
+  const queries = async () => (await plan()).queries;
+  const known = shape === undefined ? undefined : shapeEntry(bound, shape);
+  if (known) return { ...level, children, em, queries, compiled: known, keys: known.keys };
+  const { keys } = await plan();
+  const compiled = shape === undefined ? undefined : rememberShape(bound, shape, keys);
+  return { ...level, children, em, queries, ...(compiled ? { compiled } : {}), keys };
+}
+
+interface PlannedQueries {
+  readonly queries: LevelQueries;
+  readonly keys: readonly CursorKey[];
+}
+
+async function planQueries<C extends ListContext>(
+  scope: Scope<C>,
+  level: TreeLevel,
+  filters: FilterOptions | undefined,
+): Promise<PlannedQueries> {
+  const em = entityManagerOf(scope.base);
+  const { bound } = level.target;
   const fresh = async () => {
     const qb = subQueryBuilder(em, bound.meta.class, LEVEL_ALIAS);
     joinPivot(qb, level.link, level.target);
     await applyRootFilters(qb, filters);
     return qb;
   };
-  const children = await planLevels(scope, level.children);
   const { list } = level;
-  if (!list) return { ...level, children, data: await planObject(level, await fresh()), keys: [] };
+  if (!list) return { queries: { data: await planObject(level, await fresh()) }, keys: [] };
   const options: ApplyOptions = {
     defaultLimit: list.paging.limit,
     maxLimit: Math.max(list.paging.limit, 1),
@@ -67,10 +105,10 @@ async function planLevel<C extends ListContext>(scope: Scope<C>, level: TreeLeve
   const rows = list.paging.limit > 0 ? planList(level, list, await fresh(), options) : undefined;
   const counter = list.list.count ? planCount(level, list, await fresh(), options) : undefined;
   return {
-    ...level,
-    children,
-    ...(rows === undefined ? {} : { data: rows.qb }),
-    ...(counter === undefined ? {} : { counter }),
+    queries: {
+      ...(rows === undefined ? {} : { data: rows.qb }),
+      ...(counter === undefined ? {} : { counter }),
+    },
     keys: rows?.keys ?? [],
   };
 }

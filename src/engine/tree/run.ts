@@ -61,7 +61,7 @@ async function runLevel(run: TreeRun, level: PlannedLevel, parents: readonly Tre
   for (const key of keys) if (key) wanted.set(JSON.stringify(key), key);
   const parentKeys = [...wanted.values()];
   const rows = (await fetchLevelRows(run, level, parentKeys)).map((row) => levelRow(row, level));
-  const counts = level.counter ? countsOf(await fetchLevelCounts(run, level, parentKeys), level) : undefined;
+  const counts = level.list?.list.count ? countsOf(await fetchLevelCounts(run, level, parentKeys), level) : undefined;
   const groups = new Map<string, LevelRow[]>();
   for (const row of rows) {
     const group = groups.get(row.parentKey);

@@ -7,7 +7,8 @@ import type { AnyQueryBuilder } from '../../plan/plan-query.ts';
 import { runAbortable } from '../abort.ts';
 import { executeOwned } from '../execute.ts';
 import type { Row } from './attach.ts';
-import { parentAlias } from './link.ts';
+import { compiledStatement } from './compiled.ts';
+import { LEVEL_ALIAS, parentAlias } from './link.ts';
 import type { PlannedLevel } from './plan.ts';
 import { BACK_RANK, innerColumns, RANK } from './window.ts';
 
@@ -92,12 +93,21 @@ export async function fetchLevelRows(
   level: PlannedLevel,
   parents: readonly (readonly CursorValue[])[],
 ): Promise<Row[]> {
-  const planned = level.data;
-  if (!planned || parents.length === 0) return [];
+  if (!hasData(level) || parents.length === 0) return [];
+  const build = async (part: readonly (readonly CursorValue[])[]) => {
+    const { data } = await level.queries();
+    return levelStatement(level, data!, part);
+  };
+  const alias = level.list ? OUTER_ALIAS : LEVEL_ALIAS;
   const rows: Row[] = [];
   for (const part of parentChunks(level, parents))
-    rows.push(...(await run(site, levelStatement(level, planned, part))));
+    rows.push(...(await run(site, await statementFor(level, 'data', alias, part, build))));
   return rows;
+}
+
+/** Whether a level reads rows: a to-one always, a list unless its limit is 0. */
+export function hasData(level: PlannedLevel): boolean {
+  return !level.list || level.list.paging.limit > 0;
 }
 
 /** Run a level's grouped count for these parents: rows of parent key columns and the count. */
@@ -106,19 +116,44 @@ export async function fetchLevelCounts(
   level: PlannedLevel,
   parents: readonly (readonly CursorValue[])[],
 ): Promise<Row[]> {
-  const planned = level.counter;
-  if (!planned || parents.length === 0) return [];
+  if (!level.list?.list.count || parents.length === 0) return [];
+  const build = async (part: readonly (readonly CursorValue[])[]) => {
+    const { counter } = await level.queries();
+    return forParents(level, counter!, part);
+  };
   const rows: Row[] = [];
-  for (const part of parentChunks(level, parents)) rows.push(...(await run(site, forParents(level, planned, part))));
+  for (const part of parentChunks(level, parents))
+    rows.push(...(await run(site, await statementFor(level, 'count', LEVEL_ALIAS, part, build))));
   return rows;
 }
 
+/** The statement for these parents: the level's compiled one when its shape has one, else built afresh. */
+async function statementFor(
+  level: PlannedLevel,
+  kind: string,
+  alias: string,
+  parents: readonly (readonly CursorValue[])[],
+  build: (parents: readonly (readonly CursorValue[])[]) => Promise<AnyQueryBuilder>,
+): Promise<AnyQueryBuilder> {
+  if (level.compiled) {
+    const chunk = Math.max(1, Math.floor(level.target.dialect.maxParameters / 2 / level.link.inner.length));
+    const target = { entity: level.target.bound, alias };
+    const width = level.link.inner.length;
+    const qb = await compiledStatement(level.compiled, kind, level.em, target, parents, chunk, width, build);
+    if (qb) return qb;
+  }
+  return build(parents);
+}
+
 /** The statements a level would send, with one stand-in parent (a NULL per key column), for explain(). */
-export function explainedLevel(level: PlannedLevel): { data?: AnyQueryBuilder; count?: AnyQueryBuilder } {
+export async function explainedLevel(
+  level: PlannedLevel,
+): Promise<{ data?: AnyQueryBuilder; count?: AnyQueryBuilder }> {
   const parents = [level.link.inner.map(() => null)];
+  const { data, counter } = await level.queries();
   return {
-    ...(level.data ? { data: levelStatement(level, level.data, parents) } : {}),
-    ...(level.counter ? { count: forParents(level, level.counter, parents) } : {}),
+    ...(data ? { data: levelStatement(level, data, parents) } : {}),
+    ...(counter ? { count: forParents(level, counter, parents) } : {}),
   };
 }
 

@@ -1,0 +1,187 @@
+import type { EntityManager, FilterOptions } from '@mikro-orm/core';
+import type { BoundSchema } from '../../bind/types.ts';
+import type { CursorValue } from '../../keyset/cursor-codec.ts';
+import type { CursorKey } from '../../keyset/cursor-plan.ts';
+import { subQueryBuilder } from '../../orm/query-builder.ts';
+import { splitCondition } from '../../plan/entity-filter-condition.ts';
+import { reachesRelation } from '../../plan/entity-filters.ts';
+import type { AnyQueryBuilder } from '../../plan/plan-query.ts';
+import type { TreeLevel } from './check.ts';
+
+/**
+ * Nested levels' statements, compiled once per request shape. A level whose SQL depends on nothing a client sends
+ * but its shape (no nested filter, no nested cursor, no sort through a relation) is planned once: its statements are
+ * compiled with a marker in place of each parent key value, and each request only puts its parents' keys where the
+ * markers ended up, on a fresh QueryBuilder of its own EntityManager (its connection, transaction and row mapping).
+ * Parent key lists are padded (with their last key repeated) to a power of two, so a shape holds a few statements.
+ *
+ * MikroORM filter conditions can depend on the request (filter parameters, `em.addFilter()`): the shape names the
+ * level's active filter condition as plain data, and a condition that is not plain data, or that reaches through
+ * relations, leaves the level uncached. Every value stays a bound parameter.
+ */
+
+/** Bounded as the filter cache is: enough for every tree shape an API's clients send. */
+const MAX_SHAPES = 256;
+
+/** U+0000 never appears in a key value a parent row carries through JSON-safe cursor values as a whole marker. */
+const MARK = '\u0000lqk';
+
+type Slot = { readonly kind: 'const'; readonly value: unknown } | { readonly kind: 'key'; readonly index: number };
+
+interface Compiled {
+  readonly sql: string;
+  readonly slots: readonly Slot[];
+}
+
+/** One shape's planned sort keys and its compiled statements by kind and parent count (null: could not compile). */
+export interface ShapeEntry {
+  readonly keys: readonly CursorKey[];
+  readonly statements: Map<string, Compiled | null>;
+}
+
+const caches = new WeakMap<BoundSchema, Map<string, ShapeEntry>>();
+
+/** A level's shape key, or undefined when its statements depend on more than its shape. */
+export async function levelShape(
+  em: EntityManager,
+  level: TreeLevel,
+  filters: FilterOptions | undefined,
+): Promise<string | undefined> {
+  const list = level.list;
+  if (list && (list.list.filter !== undefined || list.position !== undefined || reachesRelation(list.list)))
+    return undefined;
+  const { meta } = level.target.bound;
+  const found = await em.applyFilters(meta.class, {}, filters ?? {}, 'read');
+  const cond = found && Object.keys(found).length + Object.getOwnPropertySymbols(found).length > 0 ? found : undefined;
+  if (cond !== undefined && splitCondition(meta, cond as never).reaching !== undefined) return undefined;
+  const condition = plainKey(cond);
+  if (condition === undefined) return undefined;
+  const { selection } = level;
+  return JSON.stringify([
+    level.target.dialect.name,
+    level.link.outer.map((k) => k.sort.column),
+    selection.relation.property,
+    selection.fields.map((f) => [f.property, f.publicName, f.implied === true]),
+    level.children.map((c) => c.selection.relation.property),
+    list && [
+      list.plan.keys.map(({ sort }) => [sort.column, sort.alias, sort.direction, sort.nullable, sort.nullsFirst]),
+      list.paging.limit,
+      list.paging.offset,
+      list.list.count,
+      list.backward,
+    ],
+    condition,
+  ]);
+}
+
+/** The cached entry of a shape (most recently used last), or undefined. */
+export function shapeEntry(target: BoundSchema, shape: string): ShapeEntry | undefined {
+  const cache = caches.get(target);
+  const hit = cache?.get(shape);
+  if (cache && hit) {
+    cache.delete(shape);
+    cache.set(shape, hit);
+  }
+  return hit;
+}
+
+/** Remember a shape's planned sort keys; its statements are compiled as parent counts come. */
+export function rememberShape(target: BoundSchema, shape: string, keys: readonly CursorKey[]): ShapeEntry {
+  let cache = caches.get(target);
+  if (!cache) {
+    cache = new Map();
+    caches.set(target, cache);
+  }
+  const entry: ShapeEntry = { keys, statements: new Map() };
+  cache.set(shape, entry);
+  if (cache.size > MAX_SHAPES) cache.delete(cache.keys().next().value as string);
+  return entry;
+}
+
+/** The padded parent count a statement is compiled for: the next power of two, within the chunk size. */
+export function paddedCount(count: number, chunk: number): number {
+  let n = 1;
+  while (n < count) n *= 2;
+  return Math.min(n, Math.max(chunk, count));
+}
+
+/** Stand-in parent keys whose values are markers, `count` parents of `width` columns. */
+function markerParents(count: number, width: number): string[][] {
+  return Array.from({ length: count }, (_, i) => Array.from({ length: width }, (_, j) => `${MARK}${i * width + j}`));
+}
+
+/**
+ * A QueryBuilder for these parents that sends the shape's compiled statement `kind`, compiling it on first use from
+ * `build` (the planned statement for stand-in parents); undefined when it cannot be compiled safely.
+ */
+export async function compiledStatement(
+  entry: ShapeEntry,
+  kind: string,
+  em: EntityManager,
+  target: { readonly entity: BoundSchema; readonly alias: string },
+  parents: readonly (readonly CursorValue[])[],
+  chunk: number,
+  width: number,
+  build: (parents: readonly (readonly CursorValue[])[]) => Promise<AnyQueryBuilder>,
+): Promise<AnyQueryBuilder | undefined> {
+  const count = paddedCount(parents.length, chunk);
+  const key = `${kind}|${count}`;
+  let compiled = entry.statements.get(key);
+  if (compiled === undefined) {
+    compiled = compile(await build(markerParents(count, width)), count * width);
+    entry.statements.set(key, compiled);
+  }
+  if (compiled === null) return undefined;
+  const values = parents.flat();
+  const last = parents.at(-1) ?? [];
+  const params = compiled.slots.map((slot) => {
+    if (slot.kind === 'const') return slot.value;
+    return slot.index < values.length ? values[slot.index] : last[(slot.index - values.length) % width];
+  });
+  const qb = subQueryBuilder(em, target.entity.meta.class, target.alias);
+  const sql = compiled.sql;
+  // The compiled text with this request's values: execute() then runs it as it runs any builder's statement.
+  Object.defineProperty(qb, 'toQuery', { value: () => ({ sql, params }) });
+  return qb;
+}
+
+/** The statement's text and where each marker landed; null when a marker is not exactly one whole parameter. */
+function compile(qb: AnyQueryBuilder, markers: number): Compiled | null {
+  const { sql, params } = qb.toQuery() as { sql: string; params: readonly unknown[] };
+  if (sql.includes(MARK)) return null;
+  const seen = new Set<number>();
+  const slots: Slot[] = [];
+  for (const param of params) {
+    if (typeof param === 'string' && param.startsWith(MARK)) {
+      const index = Number(param.slice(MARK.length));
+      if (!(index >= 0 && index < markers) || seen.has(index)) return null;
+      seen.add(index);
+      slots.push({ kind: 'key', index });
+    } else if (isPlain(param)) slots.push({ kind: 'const', value: param });
+    else return null;
+  }
+  return seen.size === markers ? { sql, slots } : null;
+}
+
+function isPlain(value: unknown): boolean {
+  return value === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof value) || value instanceof Date;
+}
+
+/** A comparable text for a filter condition (plain data only); undefined when it holds anything else. */
+function plainKey(condition: unknown): string | undefined {
+  let ok = true;
+  const text = JSON.stringify(condition ?? null, function (this: Record<string, unknown>, key, value: unknown) {
+    const original = key === '' ? condition : this[key];
+    if (original instanceof Date) return `D${original.toISOString()}`;
+    if (typeof value === 'bigint') return `${value}n`;
+    if (typeof value === 'string') return `s${value}`;
+    if (typeof value === 'function' || typeof value === 'symbol') ok = false;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) ok = false;
+      if (Object.getOwnPropertySymbols(value).length > 0) ok = false;
+    }
+    return value;
+  });
+  return ok ? text : undefined;
+}
