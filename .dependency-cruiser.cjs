@@ -5,7 +5,7 @@
 
 /** The layers from the top (front doors) to the bottom (errors, limits, dialects), each a list of path patterns. */
 const LAYERS = [
-  { name: 'front-door', paths: ['^src/index[.]ts$', '^src/(http|nestjs|graphql|openapi)/'] },
+  { name: 'front-door', paths: ['^src/index[.]ts$', '^src/(http|nestjs|graphql|openapi|client)/'] },
   { name: 'engine', paths: ['^src/engine/'] },
   { name: 'plan', paths: ['^src/(plan|keyset)/'] },
   { name: 'bind', paths: ['^src/bind/'] },
@@ -89,6 +89,14 @@ module.exports = {
       comment: 'A new folder of src/ gets a place in LAYERS (.dependency-cruiser.cjs) and in docs/architecture.md.',
       from: { path: '^src/' },
       to: { path: '^src/', pathNot: KNOWN },
+    },
+    {
+      name: 'client-imports-types-only',
+      severity: 'error',
+      comment:
+        'src/client/ runs in browsers: from the rest of listql it imports types only (`import type`), never code.',
+      from: { path: '^src/client/' },
+      to: { path: '^src/', pathNot: '^src/client/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'src-stays-in-src',

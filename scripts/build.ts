@@ -19,6 +19,9 @@ const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as {
   peerDependencies?: Record<string, string>;
 };
 
+/** `listql/client` runs in browsers: built on its own (no shared chunk), for browsers, importing nothing. */
+const CLIENT_ENTRY = 'src/client/index.ts';
+
 /** Packages bundled into dist/ rather than imported at run time. */
 const BUNDLED = new Set(['ohm-js', 'superstruct']);
 
@@ -46,7 +49,7 @@ execFileSync(
 );
 await build({
   absWorkingDir: ROOT,
-  entryPoints: entryPoints(),
+  entryPoints: entryPoints().filter((entry) => entry !== CLIENT_ENTRY),
   outdir: 'dist',
   outbase: 'src',
   bundle: true,
@@ -56,6 +59,19 @@ await build({
   target: 'node22',
   external,
   chunkNames: 'chunks/[name]-[hash]',
+  legalComments: 'eof',
+  sourcemap: false,
+  logLevel: 'warning',
+});
+await build({
+  absWorkingDir: ROOT,
+  entryPoints: [CLIENT_ENTRY],
+  outdir: 'dist',
+  outbase: 'src',
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
   legalComments: 'eof',
   sourcemap: false,
   logLevel: 'warning',

@@ -183,6 +183,38 @@ events.filter((e) => e('at', 'contains', '2024'));
 type EventItem = ItemsOf<ReturnType<typeof events.fields<['at', 'views', { shelf: ['label'] }]>>>;
 expectType<EventItem, { id: number; at: string; views: string; shelf: { id: number; label: string } | null }>(true);
 
+// Nested quantifiers: the outer variable's builder stays usable inside, the names may not repeat.
+class Item {
+  id!: number;
+  sku!: string;
+}
+class Order {
+  id!: number;
+  paid!: boolean;
+  items!: Collection<Item>;
+}
+class Customer {
+  id!: number;
+  name!: string;
+  orders!: Collection<Order>;
+}
+const customerPolicy = schema(Customer)
+  .expose('name', filterable())
+  .relation(
+    'orders',
+    schema(Order).expose('paid', filterable()).relation('items', schema(Item).expose('sku', filterable())),
+  );
+const customers = client<typeof customerPolicy>();
+customers.filter((c) =>
+  c.any('orders', 'o', (o) => o.any('items', 'i', (i) => i.and(i('sku', 'eq', 'X1'), o('paid', 'eq', true)))),
+);
+// @ts-expect-error: 'o' is active: a nested quantifier may not reuse it
+customers.filter((c) => c.any('orders', 'o', (o) => o.any('items', 'o', (i) => i('sku', 'eq', 'X1'))));
+// @ts-expect-error: 'paid' belongs to orders, not to items
+customers.filter((c) => c.any('orders', 'o', (o) => o.any('items', 'i', (i) => i('paid', 'eq', true))));
+// @ts-expect-error: the orders are not selectable (no selectable() in relation())
+customers.fields({ orders: ['paid'] });
+
 // A policy typed `Policy<Book>` records nothing: any property of the entity, still typed by it.
 declare const loose: Policy<Event>;
 client<typeof loose>().filter((e) => e('views', 'gte', 1));
