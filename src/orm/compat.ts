@@ -2,6 +2,7 @@ import { type EntityManager, type EntityMetadata, isRaw, ReferenceKind, Utils } 
 import { type QueryBuilder, raw, type SqlEntityManager, sql } from '@mikro-orm/sql';
 import { dialectFor } from '../dialect/index.ts';
 import { invalidSchema, queryFailed } from '../errors.ts';
+import { captureStatement } from './bound-execution.ts';
 import { bindStatement } from './bound-sql.ts';
 import { connectionOf } from './connection.ts';
 import { joinsToMany, selectsExplicitly } from './qb-state.ts';
@@ -183,6 +184,39 @@ async function probeRoute(qb: QueryBuilder<any>): Promise<void> {
           'than inline values into SQL; see docs/compatibility.md for the tested MikroORM versions',
       ),
     );
+}
+
+/** Results of the toQuery() probe, per QueryBuilder class. */
+const sendsToQuery = new WeakMap<object, Promise<boolean>>();
+
+/**
+ * Tell, once per QueryBuilder class, whether QueryBuilder.execute() sends the statement its own toQuery() returns
+ * (MikroORM's execute() reads `this.toQuery()`). A nested level's compiled statement (engine/tree/compiled.ts) is
+ * sent by replacing toQuery() on one builder; where this does not hold, levels are planned afresh for every request
+ * instead, which only costs time. The probe replaces toQuery() on a throwaway builder with a recognisable statement
+ * and records what execute() hands the connection; nothing reaches the database.
+ *
+ * Checked against MikroORM 7.2.1 (the development pin). When a version differs, the probe answers false and the
+ * tree builds each statement as any other query is built.
+ */
+export function executeSendsToQuery(qb: QueryBuilder<any>): Promise<boolean> {
+  const key = Object.getPrototypeOf(qb) as object;
+  let sends = sendsToQuery.get(key);
+  if (!sends) {
+    sends = probeToQuery(qb).catch(() => false);
+    sendsToQuery.set(key, sends);
+  }
+  return sends;
+}
+
+async function probeToQuery(qb: QueryBuilder<any>): Promise<boolean> {
+  const probe = Object.setPrototypeOf(qb.clone(true), Object.getPrototypeOf(qb)) as QueryBuilder<any>;
+  probe.where('1 = 0').cache(false);
+  const [value] = PROBE_VALUES;
+  const query = { sql: 'select ? as lq_probe_q', params: [value] };
+  Object.defineProperty(probe, 'toQuery', { value: () => query, configurable: true });
+  const sent = await captureStatement(probe, 'all', false);
+  return sent.sql.includes('lq_probe_q') && sent.parameters.length === 1 && sent.parameters[0] === value;
 }
 
 function builder(em: EntityManager, meta: EntityMetadata, alias: string): QueryBuilder<any> {

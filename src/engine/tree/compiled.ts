@@ -2,6 +2,7 @@ import type { EntityManager, FilterOptions } from '@mikro-orm/core';
 import type { BoundSchema } from '../../bind/types.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { CursorKey } from '../../keyset/cursor-plan.ts';
+import { executeSendsToQuery } from '../../orm/compat.ts';
 import { subQueryBuilder } from '../../orm/query-builder.ts';
 import { splitCondition } from '../../plan/entity-filter-condition.ts';
 import { reachesRelation } from '../../plan/entity-filters.ts';
@@ -98,6 +99,11 @@ export function rememberShape(target: BoundSchema, shape: string, keys: readonly
   return entry;
 }
 
+/** How many shapes a target's cache holds (tests check its bound). */
+export function cachedShapes(target: BoundSchema): number {
+  return caches.get(target)?.size ?? 0;
+}
+
 /** The padded parent count a statement is compiled for: the next power of two, within the chunk size. */
 export function paddedCount(count: number, chunk: number): number {
   let n = 1;
@@ -124,6 +130,9 @@ export async function compiledStatement(
   width: number,
   build: (parents: readonly (readonly CursorValue[])[]) => Promise<AnyQueryBuilder>,
 ): Promise<AnyQueryBuilder | undefined> {
+  const qb = subQueryBuilder(em, target.entity.meta.class, target.alias);
+  // The compiled text is sent through toQuery(): where execute() reads something else, build afresh.
+  if (!(await executeSendsToQuery(qb))) return undefined;
   const count = paddedCount(parents.length, chunk);
   const key = `${kind}|${count}`;
   let compiled = entry.statements.get(key);
@@ -138,7 +147,6 @@ export async function compiledStatement(
     if (slot.kind === 'const') return slot.value;
     return slot.index < values.length ? values[slot.index] : last[(slot.index - values.length) % width];
   });
-  const qb = subQueryBuilder(em, target.entity.meta.class, target.alias);
   const sql = compiled.sql;
   // The compiled text with this request's values: execute() then runs it as it runs any builder's statement.
   Object.defineProperty(qb, 'toQuery', { value: () => ({ sql, params }) });
