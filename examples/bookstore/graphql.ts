@@ -26,11 +26,13 @@ export function graphqlRoute(endpoints: readonly BookstoreEndpoint[]): RequestHa
       scope: ({ req }) => scope(req),
     })),
   });
-  // Documents are bounded before they run (bytes, tokens, depth), and a client that goes away stops its statements.
-  const limits = documentLimits();
+  // Documents are bounded before they run (bytes, tokens, depth), a repeated one is neither parsed nor validated
+  // again, and a client that goes away stops its statements.
+  const limits = documentLimits({ cache: { max: 500 } });
   const handler = createHandler({
     schema,
     parse: limits.parse,
+    validate: limits.validate,
     validationRules: limits.validationRules,
     context: (req) => ({ req: req.raw, signal: abortOnClose(req.context.res) }),
   });

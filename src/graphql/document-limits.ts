@@ -10,8 +10,10 @@ import {
   Source,
   type ValidationContext,
   type ValidationRule,
+  validate,
 } from 'graphql';
 import { exceedsBytes } from '../syntax/bytes.ts';
+import { type DocumentCacheOptions, documentCache } from './document-cache.ts';
 import { documentLimitError } from './limit-error.ts';
 
 /** Bounds on a GraphQL document itself, checked before it is executed; every bound is a positive integer. */
@@ -22,6 +24,11 @@ export interface DocumentLimitOptions {
   readonly maxTokens?: number | undefined;
   /** Nesting of fields in an operation, fragments included (default 15: graphql-js's introspection query passes). */
   readonly maxDepth?: number | undefined;
+  /**
+   * Keep parsed and validated documents by their text (least recently used first out), so a repeated document
+   * skips graphql-js's parse and validation: `true` for the defaults, or bounds. Off by default.
+   */
+  readonly cache?: boolean | DocumentCacheOptions | undefined;
 }
 
 /** The defaults of DocumentLimitOptions. */
@@ -35,6 +42,11 @@ export interface DocumentLimits {
   readonly parseOptions: { readonly maxTokens: number };
   /** The rule that bounds depth (graphql-http's and Apollo Server's `validationRules`, Yoga's `onValidate`). */
   readonly validationRules: readonly ValidationRule[];
+  /**
+   * graphql-js's `validate`; with `cache`, it answers a document that `parse` returned from what it answered before
+   * for the same schema and rules (graphql-http's `validate`).
+   */
+  readonly validate: typeof validate;
 }
 
 /**
@@ -42,11 +54,16 @@ export interface DocumentLimits {
  * `maxTokens`, and a validation rule that refuses operations nested deeper than `maxDepth`. Each refusal is one
  * GraphQL error with `extensions: { code: 'limit_exceeded', limit }`, naming the bound.
  *
- * @example createHandler({ schema, parse: limits.parse, validationRules: limits.validationRules })
+ * With `cache`, a document within maxBytes that parses is kept by its text, with its validation errors per schema:
+ * the same text sent again is neither parsed nor validated. A refused document is parsed again each time, and one
+ * over maxBytes is never read.
+ *
+ * @example createHandler({ schema, parse: limits.parse, validate: limits.validate, validationRules: limits.validationRules })
  */
 export function documentLimits(options: DocumentLimitOptions = {}): DocumentLimits {
   const bounds: { maxBytes: number; maxTokens: number; maxDepth: number } = { ...DEFAULT_DOCUMENT_LIMITS };
-  for (const [name, value] of Object.entries(options)) {
+  const { cache: cacheOptions, ...limits } = options;
+  for (const [name, value] of Object.entries(limits)) {
     if (value === undefined) continue;
     if (!(name in bounds)) throw new TypeError(`documentLimits: ${name} is not a known setting`);
     if (!Number.isInteger(value) || value < 1)
@@ -54,24 +71,31 @@ export function documentLimits(options: DocumentLimitOptions = {}): DocumentLimi
     bounds[name as keyof typeof bounds] = value;
   }
   const { maxBytes, maxTokens, maxDepth } = bounds;
+  const cache = cacheOptions ? documentCache(cacheOptions === true ? {} : cacheOptions) : undefined;
+  const boundedParse = (source: string | Source, parseOptions?: ParseOptions): DocumentNode => {
+    const tokens = Math.min(maxTokens, parseOptions?.maxTokens ?? maxTokens);
+    try {
+      return parse(source, { ...parseOptions, maxTokens: tokens });
+    } catch (err) {
+      // graphql-js 16 says "more that N tokens", 17 "more than N tokens".
+      if (!(err instanceof GraphQLError) || !err.message.includes(` ${tokens} tokens`)) throw err;
+      const message = `the document has more than ${tokens} tokens (maxTokens)`;
+      const place = { source: typeof source === 'string' ? new Source(source) : source, positions: err.positions };
+      throw documentLimitError('maxTokens', message, place);
+    }
+  };
   return Object.freeze({
     parse(source: string | Source, parseOptions?: ParseOptions): DocumentNode {
       const text = typeof source === 'string' ? source : source.body;
       if (exceedsBytes(text, maxBytes))
         throw documentLimitError('maxBytes', `the document is longer than ${maxBytes} bytes (maxBytes)`);
-      const tokens = Math.min(maxTokens, parseOptions?.maxTokens ?? maxTokens);
-      try {
-        return parse(source, { ...parseOptions, maxTokens: tokens });
-      } catch (err) {
-        // graphql-js 16 says "more that N tokens", 17 "more than N tokens".
-        if (!(err instanceof GraphQLError) || !err.message.includes(` ${tokens} tokens`)) throw err;
-        const message = `the document has more than ${tokens} tokens (maxTokens)`;
-        const place = { source: typeof source === 'string' ? new Source(source) : source, positions: err.positions };
-        throw documentLimitError('maxTokens', message, place);
-      }
+      // Only a plain text with no options is kept: a Source names itself in errors, options change the result.
+      if (!cache || typeof source !== 'string' || parseOptions !== undefined) return boundedParse(source, parseOptions);
+      return cache.parse(source, () => boundedParse(source));
     },
     parseOptions: Object.freeze({ maxTokens }),
     validationRules: Object.freeze([depthRule(maxDepth)]),
+    validate: cache?.validate ?? validate,
   });
 }
 

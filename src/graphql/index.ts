@@ -2,6 +2,7 @@ import { type GraphQLSchema, printSchema as printGraphQLSchema } from 'graphql';
 
 export { abortOnClose } from '../http/handler.ts';
 export { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits } from './budget.ts';
+export { DEFAULT_DOCUMENT_CACHE, type DocumentCacheOptions } from './document-cache.ts';
 export {
   DEFAULT_DOCUMENT_LIMITS,
   type DocumentLimitOptions,
