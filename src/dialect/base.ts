@@ -34,6 +34,7 @@ const BASE: Omit<Dialect, 'name' | 'label'> = {
   emulatesNullsOrder: false,
   rowValueSeek: true,
   seeksNullableByUnion: false,
+  unionBranchCost: 1,
   orderTerm: (column, direction, nulls) =>
     nulls === 'any' ? `${column} ${direction}` : `${column} ${direction} nulls ${nulls}`,
 
@@ -57,11 +58,19 @@ const BASE: Omit<Dialect, 'name' | 'label'> = {
   driverValue: (value) => value,
   connectionMethods: [],
   // A statement that cannot be stopped just runs; the caller checks the signal between statements, and none starts
-  // once the request's deadline has passed (statementLimit throws query_timeout then).
+  // once the request's deadline has passed (statementLimit throws query_timeout then). The deadline is checked once
+  // the connection is the statement's: SQLite's driver lends its one connection to one statement at a time.
   execute: async ({ client, compiled, guard, abort }) => {
     if (!guard) return client.executeQuery(compiled, abort);
-    statementLimit(guard);
-    return client.executeQuery(compiled);
+    const run = async (db: typeof client) => {
+      // Statements waiting for the one connection may run back to back without the loop turning: let timers and I/O
+      // run first, so that an abort that fell due meanwhile wins over the deadline, and neither is missed.
+      await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+      if (guard.signal?.aborted) throw guard.signal.reason;
+      statementLimit(guard);
+      return db.executeQuery(compiled);
+    };
+    return client.isTransaction ? run(client) : client.connection().execute(run);
   },
   scopesSessionSettings: false,
   stopsStatements: false,

@@ -14,6 +14,8 @@ export { dialectFor } from './detect.ts';
 export { escapeGlob, escapeLike } from './pattern.ts';
 export {
   answerAtAbort,
+  type Deadline,
+  renewDeadline,
   type StatementGuard,
   type StatementRun,
   statementGuard,
@@ -21,9 +23,12 @@ export {
 export type {
   Dialect,
   DialectName,
+  InsensitiveOperator,
   IntegerRange,
   KeyColumn,
   PatternOperator,
+  PlanEstimate,
+  PlanFigures,
   RowEstimate,
   SqlText,
 } from './types.ts';

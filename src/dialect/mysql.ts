@@ -61,6 +61,9 @@ function mysqlFamily(mariaDb: boolean): Dialect {
     // MariaDB reads `(a, id) > (?, ?)` as a filter over a full index scan, never a range.
     rowValueSeek: false,
     seeksNullableByUnion: true,
+    // Each branch is read along the sort key's index and runs its sub-queries row by row there (not materialized
+    // once, as a plain page does): measured 2 to 6 times a plain page's cost per branch.
+    unionBranchCost: 4,
 
     keyReadExpression,
     sortedExpression,

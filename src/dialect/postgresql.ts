@@ -1,6 +1,7 @@
 import type { BasePostgreSqlPlatform } from '@mikro-orm/sql';
 import { clampInt64, defineDialect } from './base.ts';
 import { executePostgres } from './postgresql/execute.ts';
+import { readPostgresPlan } from './postgresql/plan-estimate.ts';
 
 const PG_TIMESTAMP = `'YYYY-MM-DD"T"HH24:MI:SS.US'`;
 const PG_TIMESTAMP_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
@@ -52,6 +53,7 @@ export const postgresql = defineDialect({
   stopsStatements: true,
 
   estimate: { explainPrefix: 'explain (format json) ', planRows },
+  planEstimate: { explainPrefix: 'explain (format json) ', costName: 'planner cost', read: readPostgresPlan },
 
   foldedIndexOperators: ['ieq', 'istartswith'],
   // PostgreSQL puts NULLs last in ascending and first in descending indexes unless told.

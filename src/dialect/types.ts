@@ -87,6 +87,11 @@ export interface Dialect {
   /** Pages after a cursor on a nullable root key are sent as seekable UNION ALL branches (keyset/seek-page.ts). */
   readonly seeksNullableByUnion: boolean;
   /**
+   * How many runs of the filter the cost budget charges for each such branch (bind/cost-page.ts): each repeats the
+   * filter, and where a branch is read along an index the scope does not lead, it evaluates it on many more rows.
+   */
+  readonly unionBranchCost: number;
+  /**
    * One ORDER BY term as text, for an order MikroORM does not build (a window's `over (… order by …)`): `column`
    * (already quoted) in `direction`, its NULLs `first` or `last`, or `any` for a column that holds none. The same
    * placement `orderBy()` gives (plan/order.ts), emulated where the database has no NULLS FIRST / LAST.

@@ -30,7 +30,8 @@ function patch(target: any, name: string, wrap: (original: Method) => Method): (
 
 /**
  * Tell whether a statement is one the statement guard runs around a query, not a data or count query: on PostgreSQL
- * the statement timeout's `begin; set local statement_timeout …` and `rollback`; on MySQL and MariaDB the
+ * the statement timeout's `begin; set local statement_timeout …` and `rollback`, and the `pg_backend_pid()` a cancel
+ * request needs; on MySQL and MariaDB the
  * `select connection_id()` that finds a connection and the `KILL QUERY` of an abort.
  */
 export function isGuardStatement(sql: string): boolean {
@@ -38,6 +39,7 @@ export function isGuardStatement(sql: string): boolean {
     sql.startsWith('begin; set local statement_timeout') ||
     sql === 'rollback' ||
     /^select connection_id\(\) as listql_connection_id$/.test(sql) ||
+    sql === 'select pg_backend_pid() as listql_backend_pid' ||
     /^KILL QUERY \d+$/.test(sql)
   );
 }

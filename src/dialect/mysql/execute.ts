@@ -1,6 +1,13 @@
 import { CompiledQuery, type Kysely, type QueryResult } from 'kysely';
-import { queryTimeout } from '../../errors.ts';
-import { answerAtAbort, type StatementGuard, type StatementRun } from '../statement.ts';
+import {
+  answerAtAbort,
+  type StatementGuard,
+  type StatementLimit,
+  type StatementRun,
+  statementLimit,
+  timedOut,
+  watchDeadline,
+} from '../statement.ts';
 import { type MysqlField, textLike } from './text-rows.ts';
 
 /**
@@ -69,7 +76,8 @@ async function nativePool(run: StatementRun): Promise<MysqlPool> {
  * Run one statement on MySQL or MariaDB as a server-side prepared statement (the values travel in the binary
  * protocol, never in the SQL text), bounded by the guard: the time limit rides on the statement itself
  * (`SET STATEMENT max_statement_time = … FOR` on MariaDB, the `MAX_EXECUTION_TIME` hint on MySQL) and answers
- * `query_timeout`; an abort sends `KILL QUERY` for the statement's connection from another connection.
+ * `query_timeout`; the limit is the statement timeout, or the time left before the request's deadline when that is
+ * shorter. An abort, or the deadline passing, sends `KILL QUERY` for the statement's connection from another one.
  *
  * The connection is acquired through Kysely, as MikroORM acquires its own, so `onCreateConnection` and
  * `onReserveConnection` run for it (session settings such as row-level security variables hold); it goes back to the
@@ -87,18 +95,22 @@ export async function mysqlQuery(
   guard: StatementGuard,
   mariaDb: boolean,
 ): Promise<QueryResult<unknown>> {
-  const { signal, timeout } = guard;
-  if (signal?.aborted) throw signal.reason;
+  if (guard.signal?.aborted) throw guard.signal.reason;
+  const limit = statementLimit(guard);
+  const { timeout } = limit;
   const sql = timeout === undefined ? compiled.sql : limited(compiled.sql, timeout, mariaDb);
   const values = [...compiled.parameters];
-  const run = (connection: MysqlConnection) => runStatement(pool, connection, sql, values, guard, mariaDb);
-  if (client.isTransaction) return run(await rawConnectionOf(pool, client));
+  const watch = watchDeadline(guard);
+  const { signal } = watch;
+  const watched = { ...guard, signal };
+  const run = (connection: MysqlConnection) => runStatement(pool, connection, sql, values, watched, limit, mariaDb);
+  if (client.isTransaction) return run(await rawConnectionOf(pool, client)).finally(() => watch.done());
   const pending = client.connection().execute(async (db) => {
     const connection = await rawConnectionOf(pool, db);
     if (signal?.aborted) throw signal.reason;
     return run(connection);
   });
-  return answerAtAbort(pending, signal);
+  return answerAtAbort(pending, signal).finally(() => watch.done());
 }
 
 /** Run the prepared statement on `connection`; settle once it has ended and any KILL sent for it has returned. */
@@ -108,9 +120,10 @@ function runStatement(
   sql: string,
   values: unknown[],
   guard: StatementGuard,
+  limit: StatementLimit,
   mariaDb: boolean,
 ): Promise<QueryResult<unknown>> {
-  const { signal, timeout } = guard;
+  const { signal } = guard;
   if (signal?.aborted) return Promise.reject(signal.reason);
   let running = true;
   let killing: Promise<void> | undefined;
@@ -128,7 +141,8 @@ function runStatement(
     .catch((err: unknown) => {
       if (signal?.aborted) throw signal.reason;
       const errno = (err as { errno?: unknown }).errno;
-      if (timeout !== undefined && typeof errno === 'number' && TIMED_OUT.has(errno)) throw queryTimeout(timeout, err);
+      if (limit.timeout !== undefined && typeof errno === 'number' && TIMED_OUT.has(errno))
+        throw timedOut(guard, limit, err);
       throw err;
     })
     .finally(async () => {

@@ -1,0 +1,98 @@
+import { CompiledQuery, type DatabaseConnection, type Kysely } from 'kysely';
+
+/**
+ * The parts of a `pg` pool (pg-pool, which MikroORM's PostgreSQL driver creates) and of its clients this module
+ * uses. listql does not import `pg`: it uses the pool the application's MikroORM already has.
+ */
+export interface PgPool {
+  /** The client class and the settings the pool connects with (host, port, ssl, …). */
+  readonly Client?: new (
+    options: object,
+  ) => PgClient;
+  readonly options?: object;
+  /** Every client the pool holds, idle or lent out. */
+  readonly _clients?: readonly PgClient[];
+}
+
+interface PgClient {
+  readonly processID?: number | null;
+  readonly secretKey?: number | null;
+  readonly host?: string;
+  readonly port?: number;
+  readonly connection?: PgWire;
+}
+
+/** pg's protocol connection: it speaks the startup messages, the cancel request among them. */
+interface PgWire {
+  readonly ssl?: unknown;
+  readonly stream?: { destroy(): void; once(event: 'close', listener: () => void): void };
+  connect(port: number | string, host?: string): void;
+  requestSsl(): void;
+  cancel(processID: number, secretKey: number): void;
+  on(event: string, listener: (...args: unknown[]) => void): void;
+  once(event: string, listener: (...args: unknown[]) => void): void;
+}
+
+/** Longest a cancel request may take before the connection it is for goes back to the pool anyway. */
+const CANCEL_WAIT_MS = 2000;
+
+/** The server process id of each of Kysely's connection objects, read once per connection. */
+const pids = new WeakMap<DatabaseConnection, number>();
+
+/** The backend process id of the connection `db` runs on: one `pg_backend_pid()` round trip the first time only. */
+export async function sessionPid(connection: DatabaseConnection, db: Kysely<any>): Promise<number | undefined> {
+  const known = pids.get(connection);
+  if (known !== undefined) return known;
+  const { rows } = await db.executeQuery<{ listql_backend_pid: unknown }>(
+    CompiledQuery.raw('select pg_backend_pid() as listql_backend_pid'),
+  );
+  const pid = Number(rows[0]?.listql_backend_pid);
+  if (!Number.isSafeInteger(pid)) return undefined;
+  pids.set(connection, pid);
+  return pid;
+}
+
+/**
+ * Cancel what the backend `pid` runs with PostgreSQL's cancel request: a new socket to the server carrying the
+ * backend's process id and secret key (as `psql` does on Ctrl-C), never a pooled connection, so a cancel is not held
+ * up when every pooled connection is busy (perhaps with the very statements being cancelled). Resolves true once the
+ * server has closed that socket (it has then signalled the backend) or CANCEL_WAIT_MS passed, and false when the
+ * pool does not expose pg's members (the caller then cancels another way). Never rejects.
+ */
+export async function cancelOwnSocket(
+  pool: Promise<PgPool | undefined> | undefined,
+  pid: number | undefined,
+): Promise<boolean> {
+  const found = await Promise.resolve(pool).catch(() => undefined);
+  const target = pid === undefined ? undefined : found?._clients?.find((client) => client.processID === pid);
+  const Client = found?.Client;
+  if (!found || !target || typeof Client !== 'function' || typeof target.secretKey !== 'number') return false;
+  let canceller: PgClient;
+  try {
+    // pg-pool keeps `password` out of its options' enumerable members (a cancel request sends none anyway).
+    canceller = new Client({ ...found.options, password: (found.options as { password?: unknown }).password });
+  } catch {
+    return false;
+  }
+  const wire = canceller.connection;
+  if (!wire || typeof wire.cancel !== 'function') return false;
+  const secret = target.secretKey;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(finish, CANCEL_WAIT_MS);
+    function finish() {
+      clearTimeout(timer);
+      wire?.stream?.destroy();
+      resolve();
+    }
+    wire.on('error', finish);
+    wire.once('end', finish);
+    // An SSL connection asks for SSL first, as the server expects of every startup packet on it.
+    wire.once('connect', () => (wire.ssl ? wire.requestSsl() : wire.cancel(pid!, secret)));
+    wire.once('sslconnect', () => wire.cancel(pid!, secret));
+    const { host, port } = canceller;
+    if (host?.startsWith('/')) wire.connect(`${host}/.s.PGSQL.${port}`);
+    else wire.connect(port ?? 5432, host);
+    wire.stream?.once('close', finish);
+  });
+  return true;
+}
