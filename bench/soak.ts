@@ -4,6 +4,10 @@
  * requests, while the database connections of the bookstore that are running a statement are terminated every few
  * seconds. Prints requests/s, p50/p99 latency, the status counts (5xx should come only from killed queries), and the
  * database connections left once the clients stop (no more than the pool).
+ *
+ * `npm run soak -- --adversarial` (or SOAK_ADVERSARIAL=1) runs the fair-share soak of bench/soak-adversarial.ts
+ * instead: the worst accepted shapes back to back beside a few cheap clients, with the cheap requests' latency
+ * percentiles, the refusals, and no admission slot or pooled connection left held afterwards.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -136,89 +140,97 @@ async function adminOf(url: string): Promise<Admin> {
   };
 }
 
-const database = await createDatabase(DIALECT, 'listql_soak');
-let admin: Admin | undefined;
-let server: { child: ChildProcess; base: string } | undefined;
-try {
-  const { MikroORM } =
-    DIALECT === 'postgresql' ? await import('@mikro-orm/postgresql') : await import('@mikro-orm/mariadb');
-  const orm = await MikroORM.init({ entities: ENTITIES, clientUrl: database.url });
-  await orm.schema.create();
-  await loadBookstore(orm, DIALECT, BOOKS);
-  await orm.close(true);
-  server = await startBookstore(database.url);
-  admin = await adminOf(database.url);
-  const control = admin;
+if (process.argv.includes('--adversarial') || process.env.SOAK_ADVERSARIAL === '1') {
+  const { adversarialSoak } = await import('./soak-adversarial.ts');
+  await adversarialSoak();
+} else await chaosSoak();
 
-  const latencies: number[] = [];
-  const statuses = new Map<string, number>();
-  let aborted = 0;
-  let killed = 0;
-  const deadline = Date.now() + SECONDS * 1000;
-  const killer = setInterval(async () => {
-    killed += await control.killRunning().catch(() => 0);
-  }, KILL_EVERY_MS);
+/** The soak of the bookstore's own server under killed connections and abandoned requests. */
+async function chaosSoak(): Promise<void> {
+  const database = await createDatabase(DIALECT, 'listql_soak');
+  let admin: Admin | undefined;
+  let server: { child: ChildProcess; base: string } | undefined;
+  try {
+    const { MikroORM } =
+      DIALECT === 'postgresql' ? await import('@mikro-orm/postgresql') : await import('@mikro-orm/mariadb');
+    const orm = await MikroORM.init({ entities: ENTITIES, clientUrl: database.url });
+    await orm.schema.create();
+    await loadBookstore(orm, DIALECT, BOOKS);
+    await orm.close(true);
+    server = await startBookstore(database.url);
+    admin = await adminOf(database.url);
+    const control = admin;
 
-  const client = async () => {
-    while (Date.now() < deadline) {
-      const path = pick();
-      // One request in ten is abandoned by its client after 0–20 ms.
-      const abandon = Math.random() < 0.1;
-      const signal = abandon ? AbortSignal.timeout(Math.floor(Math.random() * 20)) : undefined;
-      const t0 = performance.now();
-      try {
-        const res = await fetch(server!.base + path, { headers: { 'x-tenant': '1' }, ...(signal ? { signal } : {}) });
-        await res.arrayBuffer();
-        latencies.push(performance.now() - t0);
-        const key = String(res.status);
-        statuses.set(key, (statuses.get(key) ?? 0) + 1);
-      } catch {
-        aborted++;
+    const latencies: number[] = [];
+    const statuses = new Map<string, number>();
+    let aborted = 0;
+    let killed = 0;
+    const deadline = Date.now() + SECONDS * 1000;
+    const killer = setInterval(async () => {
+      killed += await control.killRunning().catch(() => 0);
+    }, KILL_EVERY_MS);
+
+    const client = async () => {
+      while (Date.now() < deadline) {
+        const path = pick();
+        // One request in ten is abandoned by its client after 0–20 ms.
+        const abandon = Math.random() < 0.1;
+        const signal = abandon ? AbortSignal.timeout(Math.floor(Math.random() * 20)) : undefined;
+        const t0 = performance.now();
+        try {
+          const res = await fetch(server!.base + path, { headers: { 'x-tenant': '1' }, ...(signal ? { signal } : {}) });
+          await res.arrayBuffer();
+          latencies.push(performance.now() - t0);
+          const key = String(res.status);
+          statuses.set(key, (statuses.get(key) ?? 0) + 1);
+        } catch {
+          aborted++;
+        }
       }
+    };
+    const started = performance.now();
+    await Promise.all(Array.from({ length: CONNECTIONS }, client));
+    const elapsed = (performance.now() - started) / 1000;
+    clearInterval(killer);
+    await new Promise((r) => setTimeout(r, 1000));
+    const left = await control.connections();
+    latencies.sort((a, b) => a - b);
+    const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
+    // 503 is query_timeout: the request was too expensive, not a fault; faults are the 500s.
+    const fivexx = [...statuses].filter(([s]) => s.startsWith('5') && s !== '503').reduce((n, [, c]) => n + c, 0);
+    console.log(
+      `listql soak: bookstore on ${SERVER} (${BOOKS.toLocaleString('en-US')} books), ${CONNECTIONS} clients, ${SECONDS} s`,
+    );
+    console.log(
+      `requests answered: ${latencies.length} (${(latencies.length / elapsed).toFixed(0)} req/s); abandoned by clients: ${aborted}`,
+    );
+    console.log(`latency p50 ${at(0.5).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms`);
+    console.log(
+      `statuses: ${[...statuses]
+        .sort()
+        .map(([s, c]) => `${s}×${c}`)
+        .join(', ')}`,
+    );
+    console.log(
+      `5xx other than 503 (query_timeout): ${fivexx}; ${SERVER} connections terminated while running a query: ${killed}   target: 5xx ≤ terminated   ${fivexx <= killed ? 'met' : 'MISSED'}`,
+    );
+    console.log(
+      `database connections left after the run: ${left} (the bookstore's pool keeps at most 10)   ${left <= 10 ? 'met' : 'MISSED'}`,
+    );
+    // What the server logged: internal errors it reports (killed queries are real faults), and noise that a client
+    // going away must never cause (the query library's background failures, TypeErrors, unhandled rejections).
+    const lines = serverErrors.split('\n');
+    const reported = lines.filter((l) => l.startsWith('listql: internal error')).length;
+    const noise = lines.filter((l) => /failed in the background|TypeError|nhandled/.test(l));
+    console.log(
+      `server log: ${reported} internal errors reported (one per terminated query); ${noise.length} lines of abort noise   ${noise.length === 0 ? 'met' : `MISSED (first: ${noise[0]!.slice(0, 120)})`}`,
+    );
+  } finally {
+    if (server && server.child.exitCode === null) {
+      server.child.kill('SIGTERM');
+      await once(server.child, 'exit');
     }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, client));
-  const elapsed = (performance.now() - started) / 1000;
-  clearInterval(killer);
-  await new Promise((r) => setTimeout(r, 1000));
-  const left = await control.connections();
-  latencies.sort((a, b) => a - b);
-  const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
-  // 503 is query_timeout: the request was too expensive, not a fault; faults are the 500s.
-  const fivexx = [...statuses].filter(([s]) => s.startsWith('5') && s !== '503').reduce((n, [, c]) => n + c, 0);
-  console.log(
-    `listql soak: bookstore on ${SERVER} (${BOOKS.toLocaleString('en-US')} books), ${CONNECTIONS} clients, ${SECONDS} s`,
-  );
-  console.log(
-    `requests answered: ${latencies.length} (${(latencies.length / elapsed).toFixed(0)} req/s); abandoned by clients: ${aborted}`,
-  );
-  console.log(`latency p50 ${at(0.5).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms`);
-  console.log(
-    `statuses: ${[...statuses]
-      .sort()
-      .map(([s, c]) => `${s}×${c}`)
-      .join(', ')}`,
-  );
-  console.log(
-    `5xx other than 503 (query_timeout): ${fivexx}; ${SERVER} connections terminated while running a query: ${killed}   target: 5xx ≤ terminated   ${fivexx <= killed ? 'met' : 'MISSED'}`,
-  );
-  console.log(
-    `database connections left after the run: ${left} (the bookstore's pool keeps at most 10)   ${left <= 10 ? 'met' : 'MISSED'}`,
-  );
-  // What the server logged: internal errors it reports (killed queries are real faults), and noise that a client
-  // going away must never cause (the query library's background failures, TypeErrors, unhandled rejections).
-  const lines = serverErrors.split('\n');
-  const reported = lines.filter((l) => l.startsWith('listql: internal error')).length;
-  const noise = lines.filter((l) => /failed in the background|TypeError|nhandled/.test(l));
-  console.log(
-    `server log: ${reported} internal errors reported (one per terminated query); ${noise.length} lines of abort noise   ${noise.length === 0 ? 'met' : `MISSED (first: ${noise[0]!.slice(0, 120)})`}`,
-  );
-} finally {
-  if (server && server.child.exitCode === null) {
-    server.child.kill('SIGTERM');
-    await once(server.child, 'exit');
+    await admin?.end().catch(() => {});
+    await database.drop();
   }
-  await admin?.end().catch(() => {});
-  await database.drop();
 }

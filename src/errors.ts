@@ -1,3 +1,4 @@
+// size: the error table (one row per stable code) and its named factories belong together: one file to read for every error a client can see.
 /** One row of the error table: the HTTP status a client should see, and when the code is raised. */
 export interface ErrorRow {
   readonly status: number;
@@ -22,7 +23,11 @@ export const ERROR_TABLE = {
   unknown_field: { status: 400, description: 'A name the policy does not expose (a hidden one looks the same).' },
   field_not_filterable: { status: 400, description: 'The field is exposed but not filterable.' },
   field_not_sortable: { status: 400, description: 'The field is exposed but not sortable.' },
-  field_not_selectable: { status: 400, description: 'fields names a field or relation that items do not carry.' },
+  field_not_selectable: {
+    status: 400,
+    description:
+      'fields names a field or relation that items do not carry, or selects a relation the policy does not open.',
+  },
   operator_not_allowed: { status: 400, description: 'The operator is not declared for the field.' },
   invalid_literal: { status: 400, description: "The literal does not fit the field's type." },
   invalid_relationship: {
@@ -44,8 +49,14 @@ export const ERROR_TABLE = {
   query_timeout: {
     // A public answer, not a fault: "try a cheaper request".
     status: 503,
-    description: 'The database stopped a statement at the statement timeout: the request costs too much.',
+    description: 'A statement ran past the statement timeout, or the request past its deadline: it costs too much.',
   },
+  replica_lost: {
+    // A public answer, not a fault: "send the request again".
+    status: 503,
+    description: 'The read replica serving the request stopped answering and the request could not move elsewhere.',
+  },
+  overloaded: { status: 503, description: 'Too much expensive work runs or waits: refused before any statement.' },
 } as const satisfies Readonly<Record<string, ErrorRow>>;
 
 /** Every error code listql raises, with the HTTP status a client should see for it. */
@@ -90,6 +101,8 @@ export class ListError extends Error {
   // `declare`: absent unless set, so `'parameter' in err` and logs tell the truth.
   declare readonly parameter?: string;
   declare readonly position?: Position;
+  /** `overloaded` only: seconds until the request may be sent again (HTTP `Retry-After`; not in toJSON). */
+  declare readonly retryAfter?: number;
 
   constructor(code: ErrorCode, message: string, options: ListErrorOptions = {}) {
     // A client error is an answer, not a fault: skip the stack trace, which costs more than rejecting the input
@@ -178,9 +191,9 @@ export function invalidParameter(parameter: string, message: string, source?: st
   return new ListError('invalid_parameter', message, { parameter });
 }
 
-/** Build an `invalid_cursor` error about the `cursor` parameter. */
-export function invalidCursor(message: string): ListError {
-  return new ListError('invalid_cursor', message, { parameter: 'cursor' });
+/** Build an `invalid_cursor` error about the `cursor` parameter, or a nested list's (`reviews.cursor`). */
+export function invalidCursor(message: string, parameter = 'cursor'): ListError {
+  return new ListError('invalid_cursor', message, { parameter });
 }
 
 /** What a walk (pages(), items()) answers to a prevCursor: it only follows nextCursor. */
@@ -208,13 +221,33 @@ export function queryFailed(cause: unknown): ListError {
   return executionFailed('the query failed', cause);
 }
 
-/** Build the `query_timeout` error of a statement the database stopped after `timeout` milliseconds. */
-export function queryTimeout(timeout: number, cause: unknown): ListError {
+/**
+ * Build the `query_timeout` error of a statement the database stopped after `timeout` milliseconds, or with `request`,
+ * of a request whose statements together ran past its deadline (`requestTimeout`): no further one started.
+ */
+export function queryTimeout(timeout: number, cause: unknown, request = false): ListError {
+  const ran = request
+    ? `the request's queries ran longer than ${timeout} ms together and were stopped`
+    : `the query ran longer than ${timeout} ms and was stopped`;
   return new ListError(
     'query_timeout',
-    `the query ran longer than ${timeout} ms and was stopped: try a cheaper request (a narrower filter, fewer relationship conditions or sort keys, or no count)`,
+    `${ran}: try a cheaper request (a narrower filter, fewer relationship conditions or sort keys, or no count)`,
     { cause },
   );
+}
+
+/**
+ * Build the `replica_lost` error of a request whose read replica stopped answering (refused or dropped its
+ * connection) when it could not move to another server: it had already read from that replica (a walk past its
+ * first page), or no other server was in rotation. The cause (the driver's error) is for logs only.
+ */
+export function replicaLost(message: string, cause?: unknown): ListError {
+  return new ListError('replica_lost', message, cause === undefined ? {} : { cause });
+}
+
+/** Build the `overloaded` error of a request refused by admission (docs/security.md, Fair share); seconds to wait. */
+export function overloaded(message: string, retryAfter: number): ListError {
+  return Object.assign(new ListError('overloaded', message), { retryAfter });
 }
 
 /**

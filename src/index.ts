@@ -1,6 +1,7 @@
 // The public contract of listql: re-exports only.
 
 export {
+  type AdmissionOptions,
   createEngine,
   type Engine,
   type EngineConfig,
@@ -33,6 +34,8 @@ export {
   type ScopedEngine,
   type SearchCallback,
   type SelectedItem,
+  type SelectedRequest,
+  type SelectedScope,
   type Selection,
 } from './engine/index.ts';
 export {

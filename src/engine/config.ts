@@ -22,12 +22,21 @@ import type { AnyQueryBuilder } from '../plan/plan-query.ts';
 import type { Declarations } from '../policy/declarations.ts';
 import { Policy } from '../policy/schema.ts';
 import { parseSort } from '../syntax/sort.ts';
+import type { AdmissionConfig } from './admission-settings.ts';
+import type { PlanCheckOptions } from './plan-check.ts';
 
 /** What a list call may carry for the search callback; `signal` cancels the running query. */
 export interface ListContext {
   readonly signal?: AbortSignal | undefined;
   /** This request's statement timeout in milliseconds, replacing the engine's `statementTimeout` (docs/security.md). */
   readonly statementTimeout?: number | undefined;
+  /** This request's time budget in milliseconds, replacing the engine's `requestTimeout` (docs/security.md). */
+  readonly requestTimeout?: number | undefined;
+  /**
+   * When the request started, as a `performance.now()` instant: its `requestTimeout` counts from here instead of
+   * from the call (a GraphQL document's fields share the document's start; an HTTP server may pass its arrival).
+   */
+  readonly requestStart?: number | undefined;
   /** PostgreSQL settings for this request's statements, e.g. `{ 'app.tenant': '7' }` for row-level security (docs/security.md). */
   readonly pgSettings?: Readonly<Record<string, string>> | undefined;
   /** Binds this request's cursors to a value (a tenant, a user) with the engine's `cursorSecret` (docs/pagination.md). */
@@ -51,7 +60,7 @@ export type SearchCallback<C extends ListContext = ListContext> = (
  * The configuration of createEngine (docs/pagination.md, docs/language.md); every bound is a positive integer. The
  * cursor options (`cursorSecret`, `cursorMode`, `cursorTtl`, `cursorClock`) sign or seal cursors (CursorOptions).
  */
-export interface EngineConfig<C extends ListContext = ListContext> extends CursorOptions {
+export interface EngineConfig<C extends ListContext = ListContext> extends CursorOptions, AdmissionConfig {
   readonly policy: Policy<any>;
   /** Page size when the request gives no `limit` (default 20). */
   readonly defaultLimit?: number | undefined;
@@ -83,6 +92,13 @@ export interface EngineConfig<C extends ListContext = ListContext> extends Curso
    */
   readonly statementTimeout?: number | false | undefined;
   /**
+   * One time budget for all the statements of a request, in milliseconds: a page with its count and every nested
+   * level, one page of pages()/items(), a whole GraphQL document. Each statement may run only for what is left, and
+   * when it runs out the request fails with `query_timeout` (docs/security.md, Request deadline). Default: twice the
+   * request's statement timeout; `false` for none; `ctx.requestTimeout` overrides it per request.
+   */
+  readonly requestTimeout?: number | false | undefined;
+  /**
    * What a request's query parameters other than the list parameters get (docs/errors.md, Unknown parameters):
    * `'ignore'` (the default: other parameters of the page's URL pass untouched) or `'reject'` (`invalid_parameter`
    * naming the parameter and the closest list parameter). A query object written in code is always checked.
@@ -94,6 +110,12 @@ export interface EngineConfig<C extends ListContext = ListContext> extends Curso
    * default: the request fails with `execution_failed`, and MikroORM keeps picking that replica.
    */
   readonly replicaFallback?: ReplicaFallback | undefined;
+  /**
+   * Ask the database's planner about each new shape of data statement before running it, and refuse shapes it
+   * expects to cost more than `maxCost` or select more than `maxRows` (docs/security.md, Planner estimate).
+   * PostgreSQL, MySQL and MariaDB; refused on SQLite. Off by default.
+   */
+  readonly planCheck?: PlanCheckOptions | undefined;
 }
 
 /** A validated configuration with every default filled in. */
@@ -108,6 +130,8 @@ export interface EngineSettings<C extends ListContext = ListContext> {
   readonly limits: Limits;
   /** Milliseconds, or undefined for no statement timeout. */
   readonly statementTimeout?: number | undefined;
+  /** Milliseconds; false for none; undefined: twice the request's statement timeout. */
+  readonly requestTimeout?: number | false | undefined;
   readonly unknownParameters: 'ignore' | 'reject';
   readonly replicaFallback?: ReplicaFallbackSettings | undefined;
   /** The keys cursors are signed or sealed with, derived from `cursorSecret`; undefined for plain cursors. */
@@ -118,7 +142,6 @@ export interface EngineSettings<C extends ListContext = ListContext> {
 export const DEFAULT_STATEMENT_TIMEOUT = 5000;
 
 const positive = () => optional(min(integer(), 1));
-
 const LIMITS = object(
   Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((key) => [key, positive()])) as Record<
     keyof Limits,
@@ -138,8 +161,10 @@ const CONFIG = object({
   maxCursorBytes: positive(),
   limits: optional(LIMITS),
   statementTimeout: optional(union([min(integer(), 1), literal(false)])),
+  requestTimeout: optional(union([min(integer(), 1), literal(false)])),
   unknownParameters: optional(enums(['ignore', 'reject'])),
   replicaFallback: unknown(), // checked by replicaFallbackSettings
+  planCheck: unknown(), // checked by registerPlanCheck
   cursorSecret: unknown(), // these four: checked by cursorKeysOf
   cursorMode: unknown(),
   cursorTtl: unknown(),
@@ -186,6 +211,7 @@ export function validateConfig<C extends ListContext>(config: EngineConfig<C>): 
     ...(config.statementTimeout === false
       ? {}
       : { statementTimeout: config.statementTimeout ?? DEFAULT_STATEMENT_TIMEOUT }),
+    ...(config.requestTimeout === undefined ? {} : { requestTimeout: config.requestTimeout }),
   });
 }
 

@@ -5,23 +5,30 @@ import type { KeyContext } from '../keyset/cursor-plan.ts';
 import { primaryKeyShapes } from '../keyset/key-shape.ts';
 import { checkBoundExecution } from '../orm/compat.ts';
 import { compileItemWriter } from '../orm/item-writer.ts';
+import { onPrimary } from '../orm/replicas.ts';
 import { checkedItemWriter, entityRows } from '../orm/writer-check.ts';
 import type { AnyQueryBuilder } from '../plan/plan-query.ts';
 import type { Policy } from '../policy/schema.ts';
+import type { FieldsObject } from '../syntax/fields-object.ts';
+import { engineAdmission } from './admission-engine.ts';
+import { withoutAdmission } from './admission-settings.ts';
+import { ADMISSION, weighedWork } from './admission-weight.ts';
 import { type EngineConfig, type ListContext, validateConfig } from './config.ts';
 import { resolveDefaultSort } from './default-sort.ts';
 import { describeEngine, type EngineDescription } from './describe/endpoint.ts';
 import type { Explanation } from './describe/explain.ts';
 import { adviseIndexes, type IndexAdvice } from './describe/indexes.ts';
-import type { ListItem } from './item-type.ts';
+import type { ListItem, ListPath, SelectedItem, Selection } from './item-type.ts';
 import { type EdgesOptions, LIST_EDGES, listEdges } from './page/edges.ts';
 import { listPage, type Page } from './page/list-page.ts';
 import { openListing } from './page/listing.ts';
+import { registerPlanCheck } from './plan-check.ts';
 import { parseRequest, type QueryInput, type SameEntity } from './request.ts';
-import { REQUEST_WORK, requestWork } from './request-work.ts';
+import { REQUEST_WORK } from './request-work.ts';
 import type { Scope } from './scope.ts';
+import { type SelectedScope, selectedScope } from './select.ts';
 import { type Item, serializeRows } from './serialize.ts';
-import { type IterateOptions, iterateItems, iteratePages } from './walk/iterate.ts';
+import type { IterateOptions } from './walk/iterate.ts';
 
 export type { ListParameters, QueryInput } from './request.ts';
 
@@ -32,10 +39,18 @@ export interface FromOptions {
    * `false`); the entities' active filters apply by default.
    */
   readonly filters?: FilterOptions | undefined;
+  /**
+   * Read this scope from the primary, never a read replica: the read after a write that must see it (docs/replicas.md,
+   * Read your writes). Default false: reads go where MikroORM sends them.
+   */
+  readonly readPrimary?: boolean | undefined;
 }
 
-/** An engine bound to one base scope: every query it runs stays inside that scope. */
-export interface ScopedEngine<C extends ListContext = ListContext, I = Item> {
+/**
+ * An engine bound to one base scope: every query it runs stays inside that scope. Its items are `I`; select() gives
+ * the same scope with `fields` chosen in code, checked against the policy type `P`, and items typed by them.
+ */
+export interface ScopedEngine<C extends ListContext = ListContext, I = Item, P = Policy> {
   /** List one page: `{ items, page: { limit, offset, hasMore, nextCursor?, count?, estimatedCount? } }`; throws ListError. */
   list(query: QueryInput, ctx?: C): Promise<Page<I>>;
   /** Walk every page by following `nextCursor`, with a constant page size and never offset. */
@@ -48,15 +63,25 @@ export interface ScopedEngine<C extends ListContext = ListContext, I = Item> {
    * and column names, so do not send it to clients of a production API.
    */
   explain(query: QueryInput, ctx?: C): Promise<Explanation>;
+  /**
+   * This scope with `fields` chosen in code, in the object form (`['title', { author: ['name'] }]`, docs/selection.md,
+   * In code): a name or relation the policy's type does not let `fields` select does not compile, its requests take
+   * no `fields` and only the nested parameters of the lists it opens (`'reviews.limit'`), and its items are typed by
+   * it (SelectedItem). The array is checked as a literal of Selection<P> (a misspelt relation beside a good one is an
+   * excess property), and again by the engine at each request, as it checks any `fields`.
+   */
+  select<const S extends Selection<P>>(
+    fields: S & NoInfer<Selection<P>>,
+  ): SelectedScope<C, SelectedItem<P, S>, ListPath<P, S>>;
 }
 
 /**
  * A list endpoint: immutable, built once at start-up, safe to share across concurrent requests. `I` is the item
  * type (`ListItem` of the policy's entity when createEngine can see it).
  */
-export interface Engine<C extends ListContext = ListContext, I = Item, E = any> {
+export interface Engine<C extends ListContext = ListContext, I = Item, E = any, P = Policy<E>> {
   /** Scope the engine to the caller's QueryBuilder (tenant, authorization): its where, joins, selection and distinct stay; its order is replaced. */
-  from<Q extends AnyQueryBuilder>(qb: Q & SameEntity<Q, E>, options?: FromOptions): ScopedEngine<C, I>;
+  from<Q extends AnyQueryBuilder>(qb: Q & SameEntity<Q, E>, options?: FromOptions): ScopedEngine<C, I, P>;
   /** Describe the endpoint publicly: fields, operators, sortability, relations, capabilities and limits. */
   describe(): EngineDescription;
   /**
@@ -79,15 +104,18 @@ export interface Engine<C extends ListContext = ListContext, I = Item, E = any> 
 export function createEngine<C extends ListContext = ListContext, P extends Policy<any> = Policy>(
   orm: MikroORM | EntityManager,
   config: EngineConfig<C> & { readonly policy: P },
-): Engine<C, PolicyItem<P>, PolicyEntity<P>> {
+): Engine<C, PolicyItem<P>, PolicyEntity<P>, P> {
   if (typeof orm !== 'object' || orm === null || !('em' in orm || 'getPlatform' in orm))
     throw invalidSchema('createEngine needs a MikroORM instance or an EntityManager');
-  const settings = validateConfig(config);
+  const settings = validateConfig(withoutAdmission(config));
   const em: EntityManager = 'getPlatform' in orm ? orm : orm.em;
   const bound = settings.policy.bind(em);
+  // Every request is weighed before its first statement; expensive ones share a few slots (docs/security.md).
+  const fair = engineAdmission<C>(em, config.admission, settings, bound);
   const defaultSort =
     settings.defaultSort === undefined ? undefined : resolveDefaultSort(bound, settings.defaultSort, settings.limits);
   const dialect = dialectFor(bound.platform);
+  registerPlanCheck(settings, config.planCheck, dialect);
   const keys: KeyContext = Object.freeze({
     bound,
     dialect,
@@ -114,25 +142,28 @@ export function createEngine<C extends ListContext = ListContext, P extends Poli
       keys,
       em,
       writer,
-      base: qb.clone(),
+      base: options.readPrimary === true ? onPrimary(qb.clone()) : qb.clone(),
       filters: options.filters,
       defaultSort: defaultSort?.terms,
     });
     const parse = (query: QueryInput) => parseRequest(query, settings);
     // Errors surface as rejections (and from the first next()), never as synchronous throws: the walks parse inside
     // their generators, which are returned as they are (one generator layer per item, not two).
-    return Object.freeze({
-      list: (query: QueryInput, ctx?: C) => listErrorsOnly(() => listPage(scope, parse(query), ctx ?? ({} as C))),
-      pages: (query: QueryInput, ctx?: C, opts?: IterateOptions) =>
-        iteratePages(scope, () => parse(query), ctx ?? ({} as C), opts),
-      items: (query: QueryInput, ctx?: C, opts?: IterateOptions) =>
-        iterateItems(scope, () => parse(query), ctx ?? ({} as C), opts),
+    const scoped = Object.freeze({
+      list: (query: QueryInput, ctx?: C) =>
+        listErrorsOnly(() => fair.run(parse(query), ctx, (parsed) => listPage(scope, parsed, ctx ?? ({} as C)))),
+      pages: (query: QueryInput, ctx?: C, opts?: IterateOptions) => fair.pages(scope, () => parse(query), ctx, opts),
+      items: (query: QueryInput, ctx?: C, opts?: IterateOptions) => fair.items(scope, () => parse(query), ctx, opts),
+      // explain() sends no statement, and the GraphQL document admits its fields as one request: neither takes a turn.
       explain: (query: QueryInput, ctx?: C) =>
         listErrorsOnly(async () => (await openListing(scope, parse(query), ctx ?? ({} as C), false)).explain()),
       // For adapters that need a cursor per item (listql/graphql); not part of the public interface.
       [LIST_EDGES]: (query: QueryInput, ctx?: C, options?: EdgesOptions) =>
         listErrorsOnly(() => listEdges(scope, parse(query), ctx ?? ({} as C), options)),
-    });
+      // The items of a selection are typed (SelectedItem) at this boundary only, as ListItem is below.
+      select: (fields: FieldsObject) => selectedScope(scoped, fields),
+    }) as ScopedEngine<C>;
+    return scoped;
   };
   const advice = Object.freeze(adviseIndexes(bound, keys.dialect, em.getMetadata()));
   // Items are typed from the entity (ListItem) only at this boundary: the engine itself handles plain records.
@@ -141,9 +172,10 @@ export function createEngine<C extends ListContext = ListContext, P extends Poli
     describe: () => description,
     indexes: () => advice,
     // For adapters that weigh several requests as one (listql/graphql); not part of the public interface.
-    [REQUEST_WORK]: (query: QueryInput) => requestWork(settings, bound, parseRequest(query, settings)),
+    [REQUEST_WORK]: (query: QueryInput) => weighedWork(settings, bound, parseRequest(query, settings)),
+    [ADMISSION]: fair.admission,
   });
-  return engine as Engine<C, any, any>;
+  return engine as Engine<C, any, any, any>;
 }
 
 /** The entity of a policy's engine (a union of them for a union of policies), whose QueryBuilder from() takes. */

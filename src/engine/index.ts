@@ -1,4 +1,5 @@
 export type { ReplicaFallback, ReplicaHealthEvent } from '../orm/replicas.ts';
+export type { AdmissionOptions } from './admission-settings.ts';
 export type { EngineConfig, ListContext, SearchCallback } from './config.ts';
 export type {
   EngineDescription,
@@ -23,6 +24,8 @@ export {
 export { type ExecuteOptions, execute, executeCount } from './execute.ts';
 export type { ListItem, NestedItems, SelectedItem, Selection } from './item-type.ts';
 export type { Page, PageInfo } from './page/list-page.ts';
+export type { SelectedRequest } from './request-type.ts';
+export type { SelectedScope } from './select.ts';
 export type { Item } from './serialize.ts';
 export { NESTED_CURSORS, type NestedPage, type NestedPageInfo } from './tree/index.ts';
 export type { IterateOptions } from './walk/iterate.ts';

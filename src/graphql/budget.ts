@@ -1,8 +1,12 @@
 import { GraphQLError, type GraphQLField, type GraphQLResolveInfo, getArgumentValues } from 'graphql';
+import type { Admission } from '../engine/admission.ts';
+import { DocumentAdmission } from '../engine/admission-document.ts';
+import { admissionOf, weightOf } from '../engine/admission-weight.ts';
 import type { QueryInput } from '../engine/request.ts';
 import { type RequestWork, requestWorkOf } from '../engine/request-work.ts';
 import { isListError } from '../errors.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
+import { executionSignals } from './abort.ts';
 import { type ExecutedField, executedFields } from './document-walk.ts';
 import { documentLimitError } from './limit-error.ts';
 
@@ -51,6 +55,17 @@ export interface DocumentBudget {
    * throws the one error of the document for the first field that asks, and returns false for every other.
    */
   admit(info: GraphQLResolveInfo): boolean;
+  /**
+   * Run an admitted field's statements inside the document's turn of its engines' admission (docs/security.md, Fair
+   * share): the document takes one turn for all its list fields, weighed together, given back when its last field
+   * ends. Resolves null for every field but the first when the document is refused (`overloaded`).
+   */
+  run<T>(info: GraphQLResolveInfo, context: unknown, work: () => Promise<T>): Promise<T | null>;
+  /**
+   * When the document's first listql field started (a `performance.now()` instant): every field's request deadline
+   * counts from it, so the document's fields share one `requestTimeout` (docs/security.md, Request deadline).
+   */
+  started(info: GraphQLResolveInfo): number;
 }
 
 /**
@@ -87,23 +102,43 @@ export function documentBudget(
   // One verdict per execution: keyed on the operation, then on this execution's variable values (a fresh object
   // for each execution in graphql-js, even without variables), so a cached document is weighed for each request.
   const verdicts = new WeakMap<object, WeakMap<object, Verdict>>();
+  const verdictOf = (info: GraphQLResolveInfo): Verdict => {
+    let byExecution = verdicts.get(info.operation);
+    if (!byExecution) {
+      byExecution = new WeakMap();
+      verdicts.set(info.operation, byExecution);
+    }
+    const key = (info.variableValues as object | null | undefined) ?? info.operation;
+    let verdict = byExecution.get(key);
+    if (!verdict) {
+      verdict = weigh(info, bounds);
+      byExecution.set(key, verdict);
+    }
+    return verdict;
+  };
+  // The admissions of the schema's engines (usually one: the engines of one ORM share it), in one fixed order.
+  const admissions = [...new Set(engines.map((engine) => admissionOf(engine)))].filter(
+    (admission): admission is Admission => admission !== undefined,
+  );
   return {
     admit(info) {
-      let byExecution = verdicts.get(info.operation);
-      if (!byExecution) {
-        byExecution = new WeakMap();
-        verdicts.set(info.operation, byExecution);
-      }
-      const key = (info.variableValues as object | null | undefined) ?? info.operation;
-      let verdict = byExecution.get(key);
-      if (!verdict) {
-        verdict = weigh(info, bounds);
-        byExecution.set(key, verdict);
-      }
+      const verdict = verdictOf(info);
       if (verdict.error === undefined) return true;
       if (verdict.reported) return false;
       verdict.reported = true;
       throw verdict.error;
+    },
+    started(info) {
+      const verdict = verdictOf(info);
+      verdict.started ??= performance.now();
+      return verdict.started;
+    },
+    run(info, context, work) {
+      const verdict = verdictOf(info);
+      if (admissions.length === 0) return work();
+      verdict.admission ??= new DocumentAdmission(admissions, verdict.weight, verdict.fields);
+      const signals = executionSignals(context, info);
+      return verdict.admission.run(signals.length > 1 ? AbortSignal.any(signals) : signals[0], work);
     },
   };
 }
@@ -111,11 +146,19 @@ export function documentBudget(
 interface Verdict {
   readonly error?: unknown;
   reported: boolean;
+  /** The weight of the document's list fields together, and how many there are (each may hold a connection). */
+  readonly weight: number;
+  readonly fields: number;
+  /** The document's turn, once a field asked for it. */
+  admission?: DocumentAdmission;
+  /** When the document's first field started: the start of its one request deadline. */
+  started?: number;
 }
 
 /** Sum the work of every listql field of the operation and compare it with the bounds, in the order listed. */
 function weigh(info: GraphQLResolveInfo, bounds: Bounds): Verdict {
   const total = { maxFields: 0, maxStatements: 0, maxRows: 0, maxSubqueries: 0 };
+  let weight = 0;
   try {
     const fields = executedFields(info, (field) => priceOf(field) !== undefined);
     total.maxFields = fields.length;
@@ -126,10 +169,12 @@ function weigh(info: GraphQLResolveInfo, bounds: Bounds): Verdict {
         total.maxStatements += work.statements;
         total.maxRows += work.rows;
         total.maxSubqueries += work.subqueries;
+        weight += weightOf(work);
       }
   } catch (err) {
     // A document too deep to walk (only when validation was skipped), or a fault: refuse it whole, run nothing.
-    return { error: err instanceof RangeError ? documentLimitError('maxDepth', err.message) : err, reported: false };
+    const error = err instanceof RangeError ? documentLimitError('maxDepth', err.message) : err;
+    return { error, reported: false, weight, fields: total.maxFields };
   }
   const messages: Record<keyof Bounds, string> = {
     maxFields: 'list fields',
@@ -140,9 +185,9 @@ function weigh(info: GraphQLResolveInfo, bounds: Bounds): Verdict {
   for (const name of Object.keys(messages) as (keyof Bounds)[])
     if (total[name] > bounds[name]) {
       const message = `the document needs ${total[name]} ${messages[name]}, more than ${bounds[name]} (${name})`;
-      return { error: documentLimitError(name, message), reported: false };
+      return { error: documentLimitError(name, message), reported: false, weight, fields: total.maxFields };
     }
-  return { reported: false };
+  return { reported: false, weight, fields: total.maxFields };
 }
 
 function priceOf(field: GraphQLField<unknown, unknown>): FieldPrice | undefined {

@@ -31,6 +31,8 @@ function publicError(err: ListError, backward: boolean, lists: NestedLists | und
   const extensions: Record<string, unknown> = { code: err.code };
   if (err.parameter !== undefined) extensions.parameter = argumentOf(err.parameter, backward, lists);
   if (err.position !== undefined) extensions.position = { ...err.position };
+  // `overloaded`: the seconds a client should wait before sending the document again (HTTP's Retry-After).
+  if (err.retryAfter !== undefined) extensions.retryAfter = err.retryAfter;
   return new GraphQLError(err.message, { extensions });
 }
 

@@ -114,8 +114,9 @@ export function nodeField(
         if (!budget.admit(info)) return null;
         const found = requestOf(args.id, info);
         if (!found) return null;
-        request = found.request;
-        const item = await found.endpoint.read(request, context, info);
+        const sent = found.request;
+        request = sent;
+        const item = await budget.run(info, context, () => found.endpoint.read(sent, context, info));
         if (item) relay.typed.set(item, found.endpoint.type.name);
         return item;
       } catch (err) {

@@ -124,14 +124,16 @@ function rootField<Context>(
   const requestOf = translations((args: ConnectionArgs, info: GraphQLResolveInfo) =>
     connectionRequest(fieldCollector(info), info.variableValues, info.fieldNodes, info.returnType, args, allowCount),
   );
-  const list = async (request: TreeRequest, context: Context, signals: readonly AbortSignal[]) => {
+  const list = async (request: TreeRequest, context: Context, signals: readonly AbortSignal[], start: number) => {
     const scope = await endpoint.scope(context);
     const scoped = endpoint.engine.from(scope.base, scope.filters === undefined ? {} : { filters: scope.filters });
     const lister = edgesListerOf<Record<string, string>, object>(scoped);
     if (!lister) throw new TypeError('graphqlSchema: the engine is not a listql engine');
     const { backward, backwardLists } = request;
     const options = backwardLists.length === 0 ? { backward } : { backward, backwardLists };
-    const result: EdgesPage = await lister(request.query, withSignals(scope.ctx, signals), options);
+    // The document's fields share one request deadline, counted from its first field's start.
+    const ctx = { ...withSignals(scope.ctx, signals), requestStart: start };
+    const result: EdgesPage = await lister(request.query, ctx, options);
     if (request.aliases) attachAliases(result.page.items, request.aliases);
     return result;
   };
@@ -148,8 +150,12 @@ function rootField<Context>(
       try {
         // Over the document's budget: the first field reports it, every other resolves to null; nothing runs.
         if (!budget.admit(info)) return null;
-        request = requestOf(args, info);
-        return connectionValue(await list(request, context, signals), args, request.backward);
+        const sent = requestOf(args, info);
+        request = sent;
+        // The document's list fields run in one turn of the engines' admission; refused, only the first reports it.
+        const start = budget.started(info);
+        const listed = await budget.run(info, context, () => list(sent, context, signals, start));
+        return listed && connectionValue(listed, args, sent.backward);
       } catch (err) {
         throw failure(err, signals, onInternalError, pagesBackward(args), request);
       }
@@ -161,7 +167,8 @@ function rootField<Context>(
     keySize: description.key.length,
     filterOf: keyFilter(endpoint.type, description),
     read: async (request, context, info) =>
-      (await list(request, context as Context, executionSignals(context, info))).page.items[0] ?? null,
+      (await list(request, context as Context, executionSignals(context, info), budget.started(info))).page.items[0] ??
+      null,
   });
   return { field, relay };
 }

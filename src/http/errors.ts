@@ -10,6 +10,8 @@ export interface InternalErrorJSON {
 export interface ErrorResponse {
   readonly status: number;
   readonly body: ListErrorJSON | InternalErrorJSON;
+  /** Headers to send with it: `retry-after` (seconds) for `overloaded`. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** The content type of every JSON body listql writes. */
@@ -21,15 +23,20 @@ const INTERNAL: ErrorResponse = Object.freeze({
 });
 
 /**
- * Map any thrown value to an HTTP response: a client ListError, and `query_timeout` (503), keep their status and
- * public JSON (code, message, parameter, position); `invalid_schema`, `execution_failed` and every other error
- * become a generic 500, so no cause, SQL or stack trace ever leaves the server.
+ * Map any thrown value to an HTTP response: a client ListError and a 503 (`query_timeout`, `replica_lost`, …) keep
+ * their status and public JSON (code, message, parameter, position), and `overloaded` adds its `retry-after` header;
+ * `invalid_schema`, `execution_failed` and every other error become a generic 500, so no cause, SQL or stack trace
+ * ever leaves the server.
  *
  * @example errorResponse(err) // { status: 400, body: { code: 'invalid_syntax', message: '…', parameter: 'filter', position: {…} } }
  */
 export function errorResponse(err: unknown): ErrorResponse {
-  if (isListError(err) && ((err.status >= 400 && err.status < 500) || err.code === 'query_timeout'))
-    return { status: err.status, body: err.toJSON() };
+  if (isListError(err) && ((err.status >= 400 && err.status < 500) || err.status === 503)) {
+    // `overloaded` tells when to come back (docs/security.md, Fair share).
+    const retryAfter = err.retryAfter;
+    if (retryAfter === undefined) return { status: err.status, body: err.toJSON() };
+    return { status: err.status, body: err.toJSON(), headers: { 'retry-after': String(retryAfter) } };
+  }
   return INTERNAL;
 }
 
@@ -51,9 +58,14 @@ export function stringifyJSON(body: unknown): string {
 
 /**
  * Write a status and a JSON text to a Node `ServerResponse` or an Express response, with
- * `content-type: application/json; charset=utf-8`. Uses only Node's own response methods.
+ * `content-type: application/json; charset=utf-8` and any `headers` given. Uses only Node's own response methods.
  */
-export function writeJSONText(res: NodeResponseLike, status: number, text: string): void {
+export function writeJSONText(
+  res: NodeResponseLike,
+  status: number,
+  text: string,
+  headers?: Readonly<Record<string, string>>,
+): void {
   // Too late for a status once headers are out: end the response rather than corrupt it.
   if (res.headersSent) {
     res.end();
@@ -62,6 +74,7 @@ export function writeJSONText(res: NodeResponseLike, status: number, text: strin
   res.statusCode = status;
   res.setHeader('content-type', JSON_CONTENT_TYPE);
   res.setHeader('content-length', Buffer.byteLength(text));
+  for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
   res.end(text);
 }
 
@@ -71,6 +84,6 @@ export function writeJSONText(res: NodeResponseLike, status: number, text: strin
  * @example catch (err) { writeError(res, err) } // 400 {"code":"invalid_cursor",…} or 500 {"code":"internal_error",…}
  */
 export function writeError(res: NodeResponseLike, err: unknown): void {
-  const { status, body } = errorResponse(err);
-  writeJSONText(res, status, stringifyJSON(body));
+  const { status, body, headers } = errorResponse(err);
+  writeJSONText(res, status, stringifyJSON(body), headers);
 }

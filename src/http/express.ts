@@ -22,7 +22,7 @@ export function listRoute<B, F, C>(
 ): (req: Request, res: Response) => Promise<void> {
   return async (req, res) => {
     // originalUrl, not req.query: Express's parsed query merges repeated parameters and nests brackets.
-    const { status, json } = await runList(engine, scope, req, req.originalUrl, abortOnClose(res), options);
-    writeJSONText(res, status, json);
+    const { status, json, headers } = await runList(engine, scope, req, req.originalUrl, abortOnClose(res), options);
+    writeJSONText(res, status, json, headers);
   };
 }

@@ -22,7 +22,8 @@ export function listRoute<B, F, C>(
   return async (request, reply) => {
     // The raw target, not request.query: the parsed query object merges repeated parameters.
     const url = request.raw.url ?? request.url;
-    const { status, json } = await runList(engine, scope, request, url, abortOnClose(reply.raw), options);
+    const { status, json, headers } = await runList(engine, scope, request, url, abortOnClose(reply.raw), options);
+    if (headers) reply.headers(headers);
     // A pre-serialized string skips Fastify's serializer, so the body is exactly what the other adapters send.
     return reply.code(status).header('content-type', JSON_CONTENT_TYPE).send(json);
   };

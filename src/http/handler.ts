@@ -3,6 +3,8 @@
  * page or the error into a status and a JSON body. Adapters only translate their framework's request and
  * response objects; no adapter holds logic of its own.
  */
+
+import { isListError } from '../errors.ts';
 import type { QueryValues } from '../syntax/parameters.ts';
 import { fromQueryString } from '../syntax/query-string.ts';
 import { errorResponse, stringifyJSON } from './errors.ts';
@@ -39,6 +41,8 @@ export interface RouteOptions {
 export interface JsonResult {
   readonly status: number;
   readonly json: string;
+  /** Headers the answer needs besides the content type: `retry-after` with `overloaded`. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -61,11 +65,16 @@ export async function runList<R, B, F, C>(
     // Serialized here, inside the try: a value JSON cannot hold must answer 500 like any other failure.
     return { status: 200, json: stringifyJSON(page) };
   } catch (err) {
-    const { status, body } = errorResponse(err);
-    // A client that went away is not a server fault: its aborted query is not logged.
-    if (status >= 500 && !signal.aborted) (options.onInternalError ?? logInternalError)(err);
-    return { status, json: stringifyJSON(body) };
+    const { status, body, headers } = errorResponse(err);
+    // A client that went away is not a server fault: its aborted query is not logged. Nor is a refusal under load.
+    if (status >= 500 && !signal.aborted && !isOverloaded(err)) (options.onInternalError ?? logInternalError)(err);
+    return { status, json: stringifyJSON(body), ...(headers ? { headers } : {}) };
   }
+}
+
+/** Whether the engine's admission refused the request: load shedding, logged by nobody (it could flood a log). */
+function isOverloaded(err: unknown): boolean {
+  return isListError(err) && err.code === 'overloaded';
 }
 
 function logInternalError(err: unknown): void {

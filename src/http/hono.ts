@@ -21,7 +21,7 @@ export function listRoute<B, F, C>(
 ): (c: Context) => Promise<Response> {
   return async (c) => {
     // The Request's own signal aborts when the client disconnects (on Node, @hono/node-server wires it).
-    const { status, json } = await runList(engine, scope, c, c.req.url, c.req.raw.signal, options);
-    return new Response(json, { status, headers: { 'content-type': JSON_CONTENT_TYPE } });
+    const { status, json, headers } = await runList(engine, scope, c, c.req.url, c.req.raw.signal, options);
+    return new Response(json, { status, headers: { ...headers, 'content-type': JSON_CONTENT_TYPE } });
   };
 }

@@ -21,8 +21,10 @@ export function listRoute<B, F, C>(
 ): (ctx: Context) => Promise<void> {
   return async (ctx) => {
     // originalUrl, not ctx.query: Koa's parsed query merges repeated parameters.
-    const { status, json } = await runList(engine, scope, ctx, ctx.originalUrl, abortOnClose(ctx.res), options);
+    const { res, originalUrl } = ctx;
+    const { status, json, headers } = await runList(engine, scope, ctx, originalUrl, abortOnClose(res), options);
     ctx.status = status;
+    if (headers) ctx.set(headers);
     ctx.body = json;
     // After the body: assigning a string body would otherwise pick text/plain.
     ctx.set('content-type', JSON_CONTENT_TYPE);

@@ -3,6 +3,7 @@
  * a Nest HttpException keeps Nest's own answer, and anything else is listql's bare 500 `internal_error`.
  */
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
+import { isListError } from '../errors.ts';
 import { errorResponse, stringifyJSON } from '../http/errors.ts';
 import type { PlatformResponse } from './http-objects.ts';
 import { sendJSONText } from './http-objects.ts';
@@ -39,10 +40,11 @@ export class ListErrorFilter implements ExceptionFilter {
       sendJSONText(res, status, stringifyJSON(typeof body === 'string' ? { statusCode: status, message: body } : body));
       return;
     }
-    const { status, body } = errorResponse(exception);
-    // A client that went away is not a server fault: its aborted query is not logged.
-    if (status >= 500 && knownSignal(res)?.aborted !== true) this.#onInternalError(exception);
-    sendJSONText(res, status, stringifyJSON(body));
+    const { status, body, headers } = errorResponse(exception);
+    // A client that went away is not a server fault: its aborted query is not logged. Nor is a refusal under load.
+    const shed = isListError(exception) && exception.code === 'overloaded';
+    if (status >= 500 && knownSignal(res)?.aborted !== true && !shed) this.#onInternalError(exception);
+    sendJSONText(res, status, stringifyJSON(body), headers);
   }
 }
 

@@ -48,13 +48,19 @@ export function setJSONContentType(res: PlatformResponse): void {
   else res.setHeader('content-type', JSON_CONTENT_TYPE);
 }
 
-/** Send a status and a JSON text through the platform, with listql's JSON content type. */
-export function sendJSONText(res: PlatformResponse, status: number, text: string): void {
+/** Send a status and a JSON text through the platform, with listql's JSON content type and any `headers` given. */
+export function sendJSONText(
+  res: PlatformResponse,
+  status: number,
+  text: string,
+  headers?: Readonly<Record<string, string>>,
+): void {
   if (!isFastifyReply(res)) {
-    writeJSONText(res, status, text);
+    writeJSONText(res, status, text, headers);
     return;
   }
   if (res.sent) return;
+  for (const [name, value] of Object.entries(headers ?? {})) res.header(name, value);
   // Through the reply, not its raw response, so Fastify's hooks and bookkeeping see the answer.
   res.code(status).header('content-type', JSON_CONTENT_TYPE).send(text);
 }

@@ -1,0 +1,106 @@
+import type { EntityManager } from '@mikro-orm/core';
+import type { BoundSchema } from '../bind/types.ts';
+import type { ParsedQuery } from '../syntax/ast.ts';
+import { type Admission, admitted } from './admission.ts';
+import { admissionFor } from './admission-settings.ts';
+import { weighRequest } from './admission-weight.ts';
+import type { EngineSettings, ListContext } from './config.ts';
+import type { Page } from './page/list-page.ts';
+import type { Scope } from './scope.ts';
+import type { Item } from './serialize.ts';
+import { ITEMS_PAGE_SIZE, type IterateOptions, iterateItems, iteratePages } from './walk/iterate.ts';
+
+/** How one engine's requests take their turns: list() one turn per request, pages() and items() one per page. */
+export interface EngineAdmission<C extends ListContext> {
+  /** The admission the engine shares with the ORM's other engines of the same settings; undefined when off. */
+  readonly admission: Admission | undefined;
+  /** Run one request inside a turn of its weight (released on success, error and abort). */
+  run<T>(parsed: ParsedQuery, ctx: C | undefined, work: (parsed: ParsedQuery) => Promise<T>): Promise<T>;
+  /** pages(): the walk with a turn per page. */
+  pages(scope: Scope<C>, parse: () => ParsedQuery, ctx: C | undefined, options?: IterateOptions): AsyncGenerator<Page>;
+  /** items(): the walk with a turn per page. */
+  items(scope: Scope<C>, parse: () => ParsedQuery, ctx: C | undefined, options?: IterateOptions): AsyncGenerator<Item>;
+}
+
+/**
+ * Set up the admission of an engine (`config.admission`, checked here: it needs the ORM's pool size). The walks
+ * hold a turn per page, never for their whole life: a walk consumed slowly (an export to a slow client) holds no slot
+ * while its consumer works, and a long walk cannot keep cheap requests, or other walks, out.
+ */
+export function engineAdmission<C extends ListContext>(
+  em: EntityManager,
+  option: unknown,
+  settings: EngineSettings<C>,
+  bound: BoundSchema,
+): EngineAdmission<C> {
+  const admission = admissionFor(em, option);
+  // A walk's page: its pageSize, else the request's limit, else items()' 1,000 rows or pages()' maxLimit.
+  const walk = (
+    scope: Scope<C>,
+    parse: () => ParsedQuery,
+    ctx: C | undefined,
+    options: IterateOptions,
+    items: boolean,
+  ) =>
+    admittedPages(
+      admission!,
+      ctx?.signal,
+      parse,
+      (parsed) => {
+        const rows = options.pageSize ?? parsed.limit ?? (items ? ITEMS_PAGE_SIZE : settings.paging.maxLimit);
+        return weighRequest(settings, bound, parsed, rows);
+      },
+      (again) => iteratePages(scope, again, ctx ?? ({} as C), options, items ? ITEMS_PAGE_SIZE : undefined),
+    );
+  return Object.freeze({
+    admission,
+    run: <T>(parsed: ParsedQuery, ctx: C | undefined, work: (parsed: ParsedQuery) => Promise<T>) =>
+      admission
+        ? admitted(admission, weighRequest(settings, bound, parsed), ctx?.signal, () => work(parsed))
+        : work(parsed),
+    pages: (scope: Scope<C>, parse: () => ParsedQuery, ctx: C | undefined, options: IterateOptions = {}) =>
+      admission ? walk(scope, parse, ctx, options, false) : iteratePages(scope, parse, ctx ?? ({} as C), options),
+    items: (scope: Scope<C>, parse: () => ParsedQuery, ctx: C | undefined, options: IterateOptions = {}) =>
+      admission
+        ? admittedItems(walk(scope, parse, ctx, options, true))
+        : iterateItems(scope, parse, ctx ?? ({} as C), options),
+  });
+}
+
+/**
+ * Walk the pages of `open(parse)` with a turn per page: each page (the first with its count) is read inside a turn
+ * and the turn is given back before the page reaches the consumer. The request is parsed on the first next(), as
+ * the walk itself does, so a client error is a rejection.
+ */
+async function* admittedPages(
+  admission: Admission,
+  signal: AbortSignal | undefined,
+  parse: () => ParsedQuery,
+  weigh: (parsed: ParsedQuery) => number | undefined,
+  open: (parse: () => ParsedQuery) => AsyncGenerator<Page, void, undefined>,
+): AsyncGenerator<Page, void, undefined> {
+  const parsed = parse();
+  // A walk refuses `offset` before any statement: let it say so rather than wait for a turn first.
+  const weight = parsed.offset === undefined ? weigh(parsed) : undefined;
+  const pages = open(() => parsed);
+  try {
+    for (;;) {
+      const release = weight === undefined ? undefined : await admission.enter(weight, signal);
+      let step: IteratorResult<Page, void>;
+      try {
+        step = await pages.next();
+      } finally {
+        release?.();
+      }
+      if (step.done) return;
+      yield step.value;
+    }
+  } finally {
+    await pages.return(undefined);
+  }
+}
+
+/** Walk the items of admittedPages(), one at a time: one generator layer per item, as items() has without admission. */
+async function* admittedItems(pages: AsyncGenerator<Page, void, undefined>): AsyncGenerator<Item, void, undefined> {
+  for await (const page of pages) for (const item of page.items) yield item;
+}
