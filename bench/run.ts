@@ -9,13 +9,17 @@
  */
 import { MikroORM as SqliteORM } from '@mikro-orm/sqlite';
 import { openDatabase } from '../test/helpers/db.ts';
+import { benchBurst } from './burst.ts';
+import { benchClientSize } from './client-size.ts';
 import { benchEstimatedCount } from './count.ts';
 import { loadBooks } from './data.ts';
 import { benchDeepPages, benchOverhead, benchWalk, createAdvisedIndexes } from './engine.ts';
 import { benchExport } from './export.ts';
 import { benchImport } from './import.ts';
+import { benchLoopDelay } from './loop-delay.ts';
 import { benchEntities } from './model.ts';
 import { benchParse } from './parse.ts';
+import { benchTrees } from './tree.ts';
 import { benchWorst } from './worst.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -38,6 +42,9 @@ console.log('listql bench: medians of side-by-side rounds; noise = half the IQR 
 console.log(
   `node ${process.version}, ${ROWS.toLocaleString('en-US')} PostgreSQL and MariaDB rows, ${SMALL.toLocaleString('en-US')} small-table rows`,
 );
+
+// No database: the size of the browser client's bundle.
+section('Browser client bundle (listql/client, esbuild minified + gzip)', await benchClientSize());
 
 if (on('sqlite')) {
   // Cold start first, in fresh processes, before this one loads the databases.
@@ -63,6 +70,16 @@ if (on('mariadb')) await benchMariaDb();
   for (const dialect of ALL) {
     const lines = worst[dialect];
     if (lines) section(`Worst accepted request, ${names[dialect]}`, lines);
+  }
+  // SQLite runs statements on the main thread: how long the loop stalls during those worst requests (≤ 250 ms).
+  if (on('sqlite')) section('Event-loop delay during the worst accepted requests, SQLite', await benchLoopDelay());
+  // Fair share: 20 worst requests at once and a cheap one, on the same bookstore (PostgreSQL only).
+  if (on('postgresql')) section('Fair share under a burst, PostgreSQL', await benchBurst());
+  // Nested trees: BENCH_ROWS / 10 books (100,000 by default) and three reviews a book on each database.
+  const trees = await benchTrees(ALL.filter(on), Math.max(1000, Math.floor(ROWS / 10)));
+  for (const dialect of ALL) {
+    const lines = trees[dialect];
+    if (lines) section(`Nested trees, ${names[dialect]}`, lines);
   }
 }
 console.log(`\nbench finished in ${((performance.now() - started) / 1000).toFixed(0)} s`);
