@@ -228,6 +228,21 @@ function nullCheckPaths(entity: EntitySpec, hops: number, prefix: readonly Relat
 }
 
 const memo = new Map<string, fc.Arbitrary<GenFilter>>();
+const specIds = new WeakMap<EntitySpec, number>();
+let nextSpecId = 0;
+
+/**
+ * Name an entity description for the memo: by identity, since two descriptions of one entity (a policy per place in
+ * the tree: Book at the root, Book under Tag) may expose different fields and relations.
+ */
+function specId(entity: EntitySpec): string {
+  let id = specIds.get(entity);
+  if (id === undefined) {
+    id = nextSpecId++;
+    specIds.set(entity, id);
+  }
+  return `${entity.name}#${id}`;
+}
 
 /** Random filters over a root entity within a shape. */
 export function filterArb(root: EntitySpec, shape: ShapeOptions): fc.Arbitrary<GenFilter> {
@@ -235,7 +250,7 @@ export function filterArb(root: EntitySpec, shape: ShapeOptions): fc.Arbitrary<G
 }
 
 function nodeArb(scope: Scope, shape: ShapeOptions, depth: number, quantifiers: number): fc.Arbitrary<GenFilter> {
-  const key = `${scope.root.name}|${scope.variables.map((v) => `${v.name}:${v.entity.name}`).join(',')}|${JSON.stringify(shape)}|${depth}|${quantifiers}`;
+  const key = `${specId(scope.root)}|${scope.variables.map((v) => `${v.name}:${specId(v.entity)}`).join(',')}|${JSON.stringify(shape)}|${depth}|${quantifiers}`;
   const hit = memo.get(key);
   if (hit) return hit;
   const leaf = leafArb(scope, shape);

@@ -4,10 +4,10 @@
  * whole object graph (many NULLs, repeated values, empty and large collections, soft-deleted rows, two tenants).
  */
 import type { EntityManager } from '@mikro-orm/core';
-import { filterable, type Policy, schema, sortable } from '../../src/policy/index.ts';
+import { filterable, type Policy, type RelationSelectOptions, schema, sortable } from '../../src/policy/index.ts';
 import { Author, Book, Category, Country, Profile, Publisher, Review, Tag } from '../fixtures/library.ts';
 import { field } from './catalog.ts';
-import type { EntitySpec, FieldSpec, RelationSpec, Row, Visibility } from './model.ts';
+import type { EntitySpec, FieldSpec, RelationSpec, Row, SelectSpec, Visibility } from './model.ts';
 import { createRandom, type Random } from './random.ts';
 
 interface Decl {
@@ -17,7 +17,23 @@ interface Decl {
   readonly tenant?: boolean;
   readonly pathFilter?: EntitySpec['pathFilter'];
   readonly fields: readonly FieldSpec[];
-  readonly relations: readonly (readonly [name: string, cardinality: 'one' | 'many', target: Decl])[];
+  readonly relations: readonly (readonly [
+    name: string,
+    cardinality: 'one' | 'many',
+    target: Decl,
+    options?: RelationDecl,
+  ])[];
+}
+
+/**
+ * How the tree policy (bookTreePolicy) lets clients select a relation's objects: every relation is selectable, a
+ * to-many one with these list options; `holdsKey`: a to-one whose single-column key the row holds (m:1, owning 1:1).
+ */
+interface RelationDecl {
+  readonly select?: RelationSelectOptions;
+  readonly holdsKey?: boolean;
+  /** Only in the tree policy and bookTreeSpec (the other suites' policy and generated requests stay as they were). */
+  readonly treeOnly?: boolean;
 }
 
 const country: Decl = {
@@ -27,13 +43,30 @@ const country: Decl = {
   fields: [field('code', 'string', false), field('name', 'string', false)],
   relations: [],
 };
+const bookTiny: Decl = {
+  entity: Book,
+  name: 'Book',
+  pk: ['id'],
+  tenant: true,
+  fields: [field('title', 'string', false), field('price', 'integer', true)],
+  relations: [],
+};
 const publisher: Decl = {
   entity: Publisher,
   name: 'Publisher',
   pk: ['tenant', 'id'],
   tenant: true,
   fields: [field('id', 'integer', false), field('name', 'string', false)],
-  relations: [['country', 'one', country]],
+  relations: [
+    ['country', 'one', country, { holdsKey: true }],
+    // A list under a composite-key parent (Book's FK is publisher_tenant, publisher_id).
+    [
+      'books',
+      'many',
+      bookTiny,
+      { treeOnly: true, select: { maxLimit: 10, defaultLimit: 3, defaultSort: 'title', allowCount: true } },
+    ],
+  ],
 };
 const authorTiny: Decl = {
   entity: Author,
@@ -70,22 +103,14 @@ const review: Decl = {
   tenant: true,
   pathFilter: pricedBook,
   fields: [field('id', 'integer', false), field('stars', 'integer', true)],
-  relations: [],
-};
-const bookTiny: Decl = {
-  entity: Book,
-  name: 'Book',
-  pk: ['id'],
-  tenant: true,
-  fields: [field('title', 'string', false), field('price', 'integer', true)],
-  relations: [],
+  relations: [['book', 'one', bookTiny, { holdsKey: true, treeOnly: true }]],
 };
 const tag: Decl = {
   entity: Tag,
   name: 'Tag',
   pk: ['id'],
   fields: [field('label', 'string', false)],
-  relations: [['books', 'many', bookTiny]],
+  relations: [['books', 'many', bookTiny, { select: { maxLimit: 15, defaultLimit: 2, defaultSort: '-price,title' } }]],
 };
 const bookOfAuthor: Decl = {
   entity: Book,
@@ -94,8 +119,8 @@ const bookOfAuthor: Decl = {
   tenant: true,
   fields: [field('id', 'integer', false), field('title', 'string', false), field('price', 'integer', true)],
   relations: [
-    ['reviews', 'many', review],
-    ['tags', 'many', tag],
+    ['reviews', 'many', review, { select: { maxLimit: 5, defaultLimit: 2, allowCount: true } }],
+    ['tags', 'many', tag, { select: { allowCount: true } }],
     ['publisher', 'one', publisher],
   ],
 };
@@ -106,8 +131,8 @@ const author: Decl = {
   tenant: true,
   fields: [field('id', 'integer', false), field('name', 'string', false)],
   relations: [
-    ['profile', 'one', profile],
-    ['books', 'many', bookOfAuthor],
+    ['profile', 'one', profile, { holdsKey: true }],
+    ['books', 'many', bookOfAuthor, { select: { maxLimit: 20, defaultSort: 'title' } }],
   ],
 };
 const categoryLeaf: Decl = {
@@ -123,8 +148,8 @@ const category: Decl = {
   pk: ['id'],
   fields: [field('id', 'integer', false), field('name', 'string', false)],
   relations: [
-    ['parent', 'one', categoryLeaf],
-    ['children', 'many', categoryLeaf],
+    ['parent', 'one', categoryLeaf, { holdsKey: true }],
+    ['children', 'many', categoryLeaf, { select: {} }],
   ],
 };
 const book: Decl = {
@@ -134,23 +159,49 @@ const book: Decl = {
   tenant: true,
   fields: [field('id', 'integer', false), field('title', 'string', false), field('price', 'integer', true)],
   relations: [
-    ['author', 'one', author],
+    ['author', 'one', author, { holdsKey: true }],
     ['publisher', 'one', publisher],
-    ['category', 'one', category],
-    ['reviews', 'many', review],
-    ['tags', 'many', tag],
+    ['category', 'one', category, { holdsKey: true }],
+    ['reviews', 'many', review, { select: { maxLimit: 30, defaultLimit: 4, defaultSort: '-stars', allowCount: true } }],
+    ['tags', 'many', tag, { select: { maxLimit: 10, defaultLimit: 3, allowCount: true } }],
   ],
 };
 
-function specOf(decl: Decl): EntitySpec {
-  const relations: RelationSpec[] = decl.relations.map(([name, cardinality, target]) => ({
+/** A to-many relation's list options with the policy's defaults filled in (docs/policy.md), for the reference. */
+function selectSpecOf(select: RelationSelectOptions = {}): SelectSpec {
+  const maxLimit = select.maxLimit ?? 50;
+  return {
+    maxLimit,
+    defaultLimit: select.defaultLimit ?? Math.min(10, maxLimit),
+    defaultSort: (select.defaultSort ?? '')
+      .split(',')
+      .filter((t) => t !== '')
+      .map((t) => (t.startsWith('-') ? ([t.slice(1), 'desc'] as const) : ([t, 'asc'] as const))),
+    allowCount: select.allowCount === true,
+  };
+}
+
+const specs = { plain: new WeakMap<Decl, EntitySpec>(), tree: new WeakMap<Decl, EntitySpec>() };
+
+/**
+ * The reference's description of a declaration (one object per declaration, so nested specs compare by identity);
+ * `tree`: with the relations only the tree policy has.
+ */
+function specOf(decl: Decl, tree = false): EntitySpec {
+  const cache = tree ? specs.tree : specs.plain;
+  const known = cache.get(decl);
+  if (known) return known;
+  const declared = decl.relations.filter(([, , , options]) => tree || !options?.treeOnly);
+  const relations: RelationSpec[] = declared.map(([name, cardinality, target, options]) => ({
     name,
     property: name,
     cardinality,
-    target: () => specOf(target),
+    target: () => specOf(target, tree),
     ...(cardinality === 'one' ? { nullCheck: true } : {}),
+    select: cardinality === 'one' ? selectSpecOf({ maxLimit: 1, defaultLimit: 1 }) : selectSpecOf(options?.select),
+    ...(options?.holdsKey ? { holdsKey: true } : {}),
   }));
-  return {
+  const spec: EntitySpec = {
     name: decl.name,
     pk: decl.pk,
     fields: decl.fields,
@@ -159,19 +210,37 @@ function specOf(decl: Decl): EntitySpec {
     tenant: decl.tenant === true,
     ...(decl.pathFilter ? { pathFilter: decl.pathFilter } : {}),
   };
+  cache.set(decl, spec);
+  return spec;
 }
 
-function policyOf(decl: Decl): Policy {
+/** The policy of a declaration; with `selectable`, every relation's objects may be selected (`select`). */
+function policyOf(decl: Decl, selectable = false): Policy {
   let policy = schema(decl.entity as typeof Book) as unknown as Policy;
   for (const f of decl.fields) policy = policy.expose(f.name as never, filterable(), sortable());
   // Every to-one relation allows `<name> is null` (the reference models it: see evaluate.ts).
-  for (const [name, cardinality, target] of decl.relations)
-    policy = policy.relation(name, policyOf(target), cardinality === 'one' ? { nullCheck: true } : {});
+  for (const [name, cardinality, target, options] of decl.relations) {
+    if (options?.treeOnly && !selectable) continue;
+    const select = selectable ? { select: cardinality === 'one' ? true : (options?.select ?? {}) } : {};
+    policy = policy.relation(name, policyOf(target, selectable), {
+      ...(cardinality === 'one' ? { nullCheck: true } : {}),
+      ...select,
+    });
+  }
   return policy;
 }
 
 export const bookSpec: EntitySpec = specOf(book);
 export const bookPolicy: Policy = policyOf(book);
+/**
+ * The same endpoint with every relation selectable at every level (fields=author(name),reviews(stars)…), plus two
+ * relations only it has (Publisher.books, a list under a composite-key parent, and Review.book): the list options
+ * of each to-many relation are those of the declarations above (bookTreeSpec's `select`). Its selectable relations
+ * nest four deep (author → books → tags → books), so an engine for it needs `maxSelectionDepth: 4`.
+ */
+export const bookTreePolicy: Policy = policyOf(book, true);
+/** The reference's description of bookTreePolicy: bookSpec with the relations only the tree policy has. */
+export const bookTreeSpec: EntitySpec = specOf(book, true);
 
 /** The generated object graph: every row of every entity, related rows linked both ways. */
 export interface Library {
@@ -295,6 +364,28 @@ export function generateLibrary(seed: number, books = 120): Library {
     bookRows.push(row);
   }
   return { countries, publishers, profiles, authors, categories, tags, books: bookRows, reviews };
+}
+
+/** The library's rows of an entity, by the entity's name. */
+export function rowsOf(lib: Library, entity: string): readonly Row[] {
+  const table: Record<string, readonly Row[]> = {
+    Country: lib.countries,
+    Publisher: lib.publishers,
+    Profile: lib.profiles,
+    Author: lib.authors,
+    Category: lib.categories,
+    Tag: lib.tags,
+    Book: lib.books,
+    Review: lib.reviews,
+  };
+  const rows = table[entity];
+  if (!rows) throw new Error(`oracle: the library has no ${entity}`);
+  return rows;
+}
+
+/** The row an item of `entity` stands for, found by its primary-key values; undefined when there is none. */
+export function rowOfItem(lib: Library, entity: EntitySpec, item: Record<string, unknown>): Row | undefined {
+  return rowsOf(lib, entity.name).find((row) => entity.pk.every((k) => row[k] === item[k]));
 }
 
 const date = (ms: unknown): Date | null => (ms == null ? null : new Date(ms as number));

@@ -44,6 +44,25 @@ export interface RelationSpec {
   readonly target: () => EntitySpec;
   /** To-one, exposed with `nullCheck`: `<name> is null` tests whether the related row is missing (or hidden). */
   readonly nullCheck?: boolean;
+  /**
+   * Clients may select the related objects (`fields=author(name)`, `reviews(stars)`): for a to-many relation, the
+   * list options of each parent's page as the policy declares them (see tree.ts).
+   */
+  readonly select?: SelectSpec;
+  /**
+   * To-one whose key the row itself holds (m:1, owning 1:1) with a single-column target key: `fields` may name it
+   * without parentheses, and the item then carries that key's value (whether or not the related row is visible).
+   */
+  readonly holdsKey?: boolean;
+}
+
+/** A selectable relation's list options (to-many), as the policy declares them, written out for the reference. */
+export interface SelectSpec {
+  readonly maxLimit: number;
+  readonly defaultLimit: number;
+  /** The order when a request gives no `<path>.sort`, as terms over the target's own fields: `[['stars', 'desc']]`. */
+  readonly defaultSort: readonly (readonly [field: string, direction: 'asc' | 'desc'])[];
+  readonly allowCount: boolean;
 }
 
 /** An exposed entity: its fields, relations, primary-key row keys and which row filters apply to it. */

@@ -61,7 +61,7 @@ export function requestArb(
 const TOKEN = /'(?:[^']|'')*'|[A-Za-z_][A-Za-z0-9_]*|-?[0-9][0-9.eE+-]*|[(),:/]/g;
 
 /** Keep generated filters inside the default limits (8 KiB, 512 tokens, 100 nodes): the policy's own bounds. */
-function withinLimits(filter: GenFilter, spacing: Spacing): boolean {
+export function withinLimits(filter: GenFilter, spacing: Spacing): boolean {
   const text = printFilter(filter, spacing);
   return Buffer.byteLength(text) <= 8000 && countNodes(filter) <= 100 && (text.match(TOKEN)?.length ?? 0) <= 500;
 }
