@@ -1,3 +1,5 @@
+// size: one validated schema of every engine option (paging, limits, timeouts, cursors, admission, replicas) and its
+// defaults, read in one place.
 import {
   boolean,
   enums,

@@ -1,3 +1,4 @@
+export type { CursorOptions, CursorScope } from '../keyset/cursor-seal.ts';
 export type { ReplicaFallback, ReplicaHealthEvent } from '../orm/replicas.ts';
 export type { AdmissionOptions } from './admission-settings.ts';
 export type { EngineConfig, ListContext, SearchCallback } from './config.ts';

@@ -73,14 +73,7 @@ export function listOperation(description: EngineDescription, names: OperationNa
     responses: {
       '200': { description: 'One page of items.', content: json(pageSchema(description, ref(names.itemSchema))) },
       '400': { description: 'The request is malformed or not allowed.', content: json(ref('ListError')) },
-      ...(limits.statementTimeout === undefined
-        ? {}
-        : {
-            '503': {
-              description: `code \`query_timeout\`: the query ran longer than ${limits.statementTimeout} ms and was stopped; try a cheaper request.`,
-              content: json(ref('ListError')),
-            },
-          }),
+      '503': { description: unavailable(limits), content: json(ref('ListError')) },
       '500': { description: 'Internal error; no detail is disclosed.', content: json(ref('InternalError')) },
     },
   };
@@ -157,4 +150,18 @@ function countParameter(capabilities: EngineDescription['capabilities']): JsonOb
     "`estimated`: also return the database planner's estimate of the number of matching rows (page.estimatedCount), without counting them.",
   ].join(' ');
   return param('count', help, { type: 'string', enum: values });
+}
+
+/** What a 503 of this endpoint means: the server is busy (`overloaded`), or a time bound stopped the request. */
+function unavailable(limits: EngineDescription['limits']): string {
+  const times = [
+    limits.statementTimeout === undefined ? '' : `a query ran longer than ${limits.statementTimeout} ms`,
+    limits.requestTimeout === undefined
+      ? ''
+      : `the request's queries ran longer than ${limits.requestTimeout} ms together`,
+  ].filter(Boolean);
+  const timeout = times.length
+    ? ` Code \`query_timeout\`: ${times.join(', or ')}, and it was stopped; try a cheaper request.`
+    : '';
+  return `Code \`overloaded\`: too many expensive requests run at once; retry after the \`Retry-After\` header's seconds.${timeout}`;
 }

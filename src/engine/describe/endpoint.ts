@@ -100,6 +100,8 @@ export interface EngineDescription extends SchemaDescription {
     readonly maxOffset: number;
     /** Milliseconds a data or count query may run on a server database; absent when none is set, and on SQLite. */
     readonly statementTimeout?: number;
+    /** Milliseconds all statements of one request may run together (`requestTimeout`); absent when there is none. */
+    readonly requestTimeout?: number;
   };
   /** The JSON shape of each item: every serialized property under its public key (see docs/openapi.md). */
   readonly item: ItemDescription;
@@ -136,6 +138,7 @@ export function describeEngine(
       ...(settings.statementTimeout === undefined || !dialect.stopsStatements
         ? {}
         : { statementTimeout: settings.statementTimeout }),
+      ...requestTimeoutOf(settings),
     },
     item: describeItem(bound.meta, bound.platform, dialect),
   });
@@ -208,4 +211,14 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+/** The request deadline an engine applies when a request sets none: its own, else twice the statement timeout. */
+function requestTimeoutOf(settings: {
+  readonly statementTimeout?: number | undefined;
+  readonly requestTimeout?: number | false | undefined;
+}): { requestTimeout?: number } {
+  const { statementTimeout, requestTimeout } = settings;
+  const limit = requestTimeout === undefined ? statementTimeout && 2 * statementTimeout : requestTimeout || undefined;
+  return limit === undefined ? {} : { requestTimeout: limit };
 }
