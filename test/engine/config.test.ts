@@ -252,6 +252,7 @@ eachDialect('engine config', { entities: walkEntities, seed: seedWalk }, (test, 
       ...DEFAULT_LIMITS,
       // SQLite cannot stop a statement: no timeout is described there.
       ...(dialect === 'sqlite' ? {} : { statementTimeout: 5000 }),
+      requestTimeout: 10000,
     });
     const plain = createEngine(em, { policy: entryPolicy }).describe();
     assert.equal(plain.capabilities, {
