@@ -27,7 +27,7 @@ function slowSearch(dialect: Dialect, seconds: number, sqliteRows = 3_000_000): 
       return qb.andWhere(
         `(with recursive n(x) as (select 1 union all select x + 1 from n where x < 1000)
           select count(*) from n a, n b, n c where a.x <= ? and a.x + b.x + c.x < 0) = 0`,
-        [Math.max(1, Math.round(seconds * 16))],
+        [Math.max(1, Math.round(seconds * 64))],
       );
     return qb.andWhere(
       '(with recursive c(x) as (select 1 union all select x + 1 from c where x < ?) select count(*) from c) > 0',
