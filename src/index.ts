@@ -30,6 +30,7 @@ export {
   type NestedPageInfo,
   type Page,
   type PageInfo,
+  type PlanCheckOptions,
   type PolicyEntity,
   type PolicyItem,
   type QueryInput,

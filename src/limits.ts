@@ -25,8 +25,9 @@ export interface Limits {
   /** The encoded cursor, in bytes. */
   readonly maxCursorBytes: number;
   /**
-   * Cost budget: correlated sub-queries per request (each any/all hop and each to-one hop of a filter path is one;
-   * with `count=true` each counts twice, as the count runs them again). See docs/security.md.
+   * Cost budget, in correlated sub-queries over the scope: each to-one hop of a filter path is one, each any/all 1.5,
+   * comparisons fractions of one, the filter once per run (the page, each UNION ALL branch, `count=true`), a sort
+   * through relations and an offset besides. See docs/security.md, Cost budget.
    */
   readonly maxSubqueries: number;
   /** Cost budget: nesting of any/all (to-many sub-queries) in `filter`; to-one hops do not nest deeper. */

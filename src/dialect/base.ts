@@ -35,6 +35,7 @@ const BASE: Omit<Dialect, 'name' | 'label'> = {
   rowValueSeek: true,
   seeksNullableByUnion: false,
   unionBranchCost: 1,
+  relationSortCost: 4,
   orderTerm: (column, direction, nulls) =>
     nulls === 'any' ? `${column} ${direction}` : `${column} ${direction} nulls ${nulls}`,
 

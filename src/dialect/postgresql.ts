@@ -26,6 +26,8 @@ export const postgresql = defineDialect({
 
   // A nullable key's `k < c or k is null` cannot start an index scan: branches each seek (keyset/seek-page.ts).
   seeksNullableByUnion: true,
+  // Each branch plans its sub-queries afresh (a hashed sub-plan reads the related table once per branch).
+  unionBranchCost: 2,
 
   lowercaseUuids: true,
   // 64-bit integers and decimals as text (JavaScript numbers would round them), timestamps as UTC text with

@@ -92,6 +92,11 @@ export interface Dialect {
    */
   readonly unionBranchCost: number;
   /**
+   * What the cost budget charges a sort through relations (bind/cost-page.ts): the data statement joins and orders
+   * every matching row before its limit. In sub-queries over the scope.
+   */
+  readonly relationSortCost: number;
+  /**
    * One ORDER BY term as text, for an order MikroORM does not build (a window's `over (… order by …)`): `column`
    * (already quoted) in `direction`, its NULLs `first` or `last`, or `any` for a column that holds none. The same
    * placement `orderBy()` gives (plan/order.ts), emulated where the database has no NULLS FIRST / LAST.

@@ -25,6 +25,7 @@ export {
 export { type ExecuteOptions, execute, executeCount } from './execute.ts';
 export type { ListItem, NestedItems, SelectedItem, Selection } from './item-type.ts';
 export type { Page, PageInfo } from './page/list-page.ts';
+export type { PlanCheckOptions } from './plan-check.ts';
 export type { SelectedRequest } from './request-type.ts';
 export type { SelectedScope } from './select.ts';
 export type { Item } from './serialize.ts';

@@ -1,6 +1,7 @@
 import { checkBudget, checkTreeBudget } from '../bind/cost.ts';
 import { resolveQuery } from '../bind/index.ts';
 import type { BoundSchema } from '../bind/types.ts';
+import { dialectFor } from '../dialect/index.ts';
 import { resolvePaging } from '../plan/paging.ts';
 import type { ParsedQuery } from '../syntax/ast.ts';
 import type { EngineSettings, ListContext } from './config.ts';
@@ -41,7 +42,7 @@ export function requestWork<C extends ListContext>(
     maxOffset: settings.paging.maxOffset,
     maxSelectionDepth: settings.limits.maxSelectionDepth,
   });
-  const cost = checkBudget(resolved, settings.limits);
+  const cost = checkBudget(resolved, settings.limits, { dialect: dialectFor(bound.platform) });
   const { limit } = resolvePaging(resolved, settings.paging);
   const tree = checkTreeBudget(resolved.selections, limit, settings.limits);
   const statements = (limit > 0 ? 1 : 0) + (resolved.count ? 1 : 0) + tree.statements;

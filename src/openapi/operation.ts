@@ -92,8 +92,10 @@ function param(name: string, description: string, schema: JsonObject): JsonObjec
 /** The cost budget a filter must fit (see docs/security.md). */
 function budgetHelp(limits: EngineDescription['limits']): string {
   return (
-    `Cost budget: at most ${limits.maxSubqueries} relationship sub-queries (each any/all and each to-one path step is one; ` +
-    `with count=true each counts twice), nested at most ${limits.maxSubqueryDepth} deep, and ${limits.maxInValuesTotal} ` +
+    `Cost budget: at most ${limits.maxSubqueries} relationship sub-queries' worth of work (each to-one path step is one, ` +
+    `each any/all 1.5; pattern tests and comparisons inside quantifiers weigh fractions of one; with count=true the ` +
+    `filter counts twice; a sort through a relation and an offset add their own), nested at most ` +
+    `${limits.maxSubqueryDepth} deep, and ${limits.maxInValuesTotal} ` +
     'values in all in lists together.'
   );
 }

@@ -1,6 +1,6 @@
 import { foldAscii } from '../bind/literal.ts';
 import type { ResolvedLike } from '../bind/types.ts';
-import type { Dialect } from '../dialect/index.ts';
+import type { Dialect, InsensitiveOperator } from '../dialect/index.ts';
 import type { SqlFragment } from './fragment.ts';
 
 export { escapeGlob, escapeLike } from '../dialect/index.ts';
@@ -10,7 +10,9 @@ export { escapeGlob, escapeLike } from '../dialect/index.ts';
  * serve it); SQLite's LIKE folds ASCII case, so SQLite uses GLOB, which does not. MySQL and MariaDB compare by the
  * column's collation (case-insensitive by default), so there the test runs on the column's bytes (`binary`);
  * `startswith` adds the same test under the collation first, which matches a superset and lets an index on the
- * column serve a range. Each dialect writes its own test (Dialect.patternTest). The `i` operators compare the folded column (Dialect.foldedColumn) with the folded value.
+ * column serve a range. Each dialect writes its own test (Dialect.patternTest). The `i` operators compare the folded
+ * column (Dialect.foldedColumn) with the folded value, or, where the dialect has a cheaper exact form, use it
+ * (Dialect.insensitiveTest: MySQL and MariaDB match a caseless regular expression on the column's bytes in one pass).
  * The pattern is always a bound value, never SQL text.
  */
 export function likeFragment(
@@ -19,6 +21,8 @@ export function likeFragment(
   operator: ResolvedLike['operator'],
   value: string,
 ): SqlFragment {
+  const caseless = dialect.insensitiveTest;
+  if (caseless && operator.startsWith('i')) return caseless(column, operator as InsensitiveOperator, foldAscii(value));
   if (operator === 'ieq' || operator === 'ine') {
     const subject = dialect.caseSensitive(dialect.foldedColumn(column));
     return { sql: `${subject} ${operator === 'ieq' ? '=' : '<>'} ?`, params: [foldAscii(value)] };

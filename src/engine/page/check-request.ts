@@ -56,7 +56,9 @@ export function checkRequest<C extends ListContext>(
   const resolved =
     parsed.sort === undefined && scope.defaultSort ? { ...requested, sort: scope.defaultSort } : requested;
   // The cost budget bounds what the client asked for; the developer's defaultSort is not charged to it.
-  checkBudget(requested, settings.limits);
+  // The database and the order actually read decide whether a page is one statement or a UNION ALL of branches.
+  const primaryKey = bound.primaryKey.map((k) => k.column);
+  checkBudget(requested, settings.limits, { dialect: keys.dialect, sort: resolved.sort, primaryKey });
   const checked = resolvePaging(resolved, settings.paging);
   const paging = pageSize === undefined ? checked : { ...checked, limit: pageSize };
   // Nested selections: the rows of every level together, priced on the page size actually read.

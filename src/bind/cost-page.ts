@@ -1,0 +1,110 @@
+import type { Dialect } from '../dialect/index.ts';
+import type { ResolvedQuery, ResolvedSortTerm } from './types.ts';
+
+/**
+ * What the cost budget charges beyond the filter's own work (docs/security.md, Cost budget): how many times the
+ * filter runs over the scope, and the work that does not depend on the filter. All in the budget's unit, one
+ * correlated sub-query evaluated over every row of the scope.
+ */
+
+/** A sort through relations where the dialect says nothing (Dialect.relationSortCost). */
+const RELATION_SORT_UNITS = 4;
+/** Rows an offset makes the data statement produce and skip, per unit of the budget. */
+export const OFFSET_ROWS_PER_UNIT = 25_000;
+
+/** The facts of the page a request reads that its text does not hold. */
+export interface PageFacts {
+  /** The database: it decides whether a page after a cursor is one statement or a UNION ALL of branches. */
+  readonly dialect?: Pick<
+    Dialect,
+    'seeksNullableByUnion' | 'rowValueSeek' | 'emulatesNullsOrder' | 'unionBranchCost' | 'relationSortCost'
+  >;
+  /** The order the page is read in, when the engine's defaultSort replaces a missing `sort`. */
+  readonly sort?: readonly ResolvedSortTerm[];
+  /** The root's primary-key columns: the tie-breaker keys of every order, unless the sort names them. */
+  readonly primaryKey?: readonly string[];
+}
+
+/** One reason the filter runs over the scope (the data page, its branches, the count), and how many times. */
+export interface Run {
+  readonly why: string;
+  readonly times: number;
+}
+
+/** A charge that does not depend on the filter: which parameter asks for it, and its units. */
+export interface FixedCharge {
+  readonly parameter: 'sort' | 'offset';
+  readonly why: string;
+  readonly units: number;
+}
+
+/**
+ * The runs of a request's filter: once for the data page, or once per branch where the page is read as a UNION ALL
+ * of branches that each repeat the filter (weighted by the dialect's unionBranchCost), and once more for count=true.
+ */
+export function runsOf(resolved: ResolvedQuery, page: PageFacts | undefined): Run[] {
+  const branches = pageBranches(resolved, page);
+  const runs: Run[] = [];
+  if (branches > 1) {
+    const weight = page?.dialect?.unionBranchCost ?? 1;
+    const each = weight > 1 ? ` ×${weight}` : '';
+    runs.push({ why: `${branches} branches of a nullable sort key${each}`, times: branches * weight });
+  } else runs.push({ why: 'the page', times: 1 });
+  // An estimated count asks the planner only: it runs nothing over the rows.
+  if (resolved.count === true) runs.push({ why: 'count=true', times: 1 });
+  return runs;
+}
+
+/** The charges that do not depend on the filter: a sort through relations, an offset. */
+export function fixedCharges(resolved: ResolvedQuery, sortJoins: number, page: PageFacts | undefined): FixedCharge[] {
+  const out: FixedCharge[] = [];
+  const sort = page?.dialect?.relationSortCost ?? RELATION_SORT_UNITS;
+  if (sortJoins > 0) out.push({ parameter: 'sort', why: 'a sort through a relation', units: sort });
+  const offset = resolved.offset ?? 0;
+  if (offset > 0)
+    out.push({ parameter: 'offset', why: `offset ${offset}`, units: round(offset / OFFSET_ROWS_PER_UNIT) });
+  return out;
+}
+
+/**
+ * How many branches the data page is read as (1: one statement). PostgreSQL, MySQL and MariaDB read a page after a
+ * cursor on a nullable root key as a UNION ALL (keyset/seek-page.ts): a branch per key, and one more per nullable key
+ * (its NULLs), where PostgreSQL's row values join adjacent keys of one direction that hold no NULL. MySQL and MariaDB
+ * also read a first page whose leading key is nullable and ascending as two branches (its values, its NULLs).
+ * Counted as the cursor's values would all be non-NULL: the most branches the sort can give.
+ */
+function pageBranches(resolved: ResolvedQuery, page: PageFacts | undefined): number {
+  const dialect = page?.dialect;
+  const sort = resolved.sort.length > 0 ? resolved.sort : (page?.sort ?? []);
+  if (!dialect?.seeksNullableByUnion) return 1;
+  if (sort.some((t) => t.target.relations.length > 0) || !sort.some((t) => t.target.field.nullable)) return 1;
+  if (resolved.cursor === undefined) {
+    const lead = sort[0]!;
+    const emulated = dialect.emulatesNullsOrder && lead.target.field.nullable && lead.direction === 'asc';
+    return emulated && !resolved.offset ? 2 : 1;
+  }
+  // The primary key's columns follow as the tie-breaker (those the sort does not name): non-nullable, ascending.
+  const named = new Set(sort.map((t) => t.target.field.column));
+  const tieBreaker = (page?.primaryKey ?? ['']).filter((column) => !named.has(column)).map(() => PK);
+  const keys = [...sort.map((t) => ({ nullable: t.target.field.nullable, direction: t.direction })), ...tieBreaker];
+  let branches = 0;
+  let previous: (typeof keys)[number] | undefined;
+  for (const key of keys) {
+    const joined =
+      dialect.rowValueSeek &&
+      previous !== undefined &&
+      !previous.nullable &&
+      !key.nullable &&
+      previous.direction === key.direction;
+    if (!joined) branches += key.nullable ? 2 : 1;
+    previous = key;
+  }
+  return branches;
+}
+
+const PK = { nullable: false, direction: 'asc' } as const;
+
+/** Round a charge to two decimals, as messages show it. */
+export function round(units: number): number {
+  return Math.round(units * 100) / 100;
+}
