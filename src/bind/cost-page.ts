@@ -23,6 +23,8 @@ export interface PageFacts {
   readonly sort?: readonly ResolvedSortTerm[];
   /** The root's primary-key columns: the tie-breaker keys of every order, unless the sort names them. */
   readonly primaryKey?: readonly string[];
+  /** The page is built as one statement whatever its sort (apply(), which builds no UNION ALL). */
+  readonly oneStatement?: boolean;
 }
 
 /** One reason the filter runs over the scope (the data page, its branches, the count), and how many times. */
@@ -76,7 +78,7 @@ export function fixedCharges(resolved: ResolvedQuery, sortJoins: number, page: P
 function pageBranches(resolved: ResolvedQuery, page: PageFacts | undefined): number {
   const dialect = page?.dialect;
   const sort = resolved.sort.length > 0 ? resolved.sort : (page?.sort ?? []);
-  if (!dialect?.seeksNullableByUnion) return 1;
+  if (!dialect?.seeksNullableByUnion || page?.oneStatement) return 1;
   if (sort.some((t) => t.target.relations.length > 0) || !sort.some((t) => t.target.field.nullable)) return 1;
   if (resolved.cursor === undefined) {
     const lead = sort[0]!;

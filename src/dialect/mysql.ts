@@ -37,9 +37,10 @@ function mysqlFamily(mariaDb: boolean): Dialect {
     // lower() folds every letter its character set knows; replace() matches case-sensitively, letter by letter.
     foldedColumn: (column) =>
       ASCII_UPPER.reduce((inner, c) => `replace(${inner}, '${c}', '${c.toLowerCase()}')`, column),
-    // The `i` operators test the column's bytes against a caseless regular expression in one pass (mysql/caseless.ts),
-    // where folding the column letter by letter took 26 replace() calls per row.
-    insensitiveTest: caselessTest,
+    // MariaDB: the `i` operators test the column's bytes against a caseless regular expression in one pass
+    // (mysql/caseless.ts), where folding the column letter by letter took 26 replace() calls per row. MySQL 8's ICU
+    // expressions fold every letter Unicode knows and refuse binary strings: it keeps folding letter by letter.
+    insensitiveTest: mariaDb ? caselessTest : undefined,
     // Comparisons follow the column's collation (case-insensitive by default): compare the bytes instead.
     caseSensitive: (expression) => `binary ${expression}`,
     // A backslash inside a MySQL string literal is itself an escape: `!` is written alike everywhere.

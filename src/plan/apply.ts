@@ -2,6 +2,7 @@ import type { QueryBuilder } from '@mikro-orm/sql';
 import { budgetOf, checkBudget } from '../bind/cost.ts';
 import { resolveQuery } from '../bind/index.ts';
 import type { BoundSchema } from '../bind/types.ts';
+import { dialectFor } from '../dialect/index.ts';
 import { asListError } from '../errors.ts';
 import type { ParsedQuery } from '../syntax/ast.ts';
 import { rootFilterCondition } from './entity-filters.ts';
@@ -28,7 +29,7 @@ export function apply<T extends object, Q extends AnyQueryBuilder = QueryBuilder
 ): Q {
   try {
     const resolved = resolveQuery(bound, parsed);
-    checkBudget(resolved, budgetOf(options?.limits));
+    checkBudget(resolved, budgetOf(options?.limits), { dialect: dialectFor(bound.platform), oneStatement: true });
     const out = applyResolved<T, Q>(qb, bound, resolved, options);
     // A QueryBuilder ignores MikroORM filters unless told; the root follows the same filters as related rows.
     const root = rootFilterCondition(out, options?.filters, options?.filterConditions);

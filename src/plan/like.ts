@@ -12,7 +12,7 @@ export { escapeGlob, escapeLike } from '../dialect/index.ts';
  * `startswith` adds the same test under the collation first, which matches a superset and lets an index on the
  * column serve a range. Each dialect writes its own test (Dialect.patternTest). The `i` operators compare the folded
  * column (Dialect.foldedColumn) with the folded value, or, where the dialect has a cheaper exact form, use it
- * (Dialect.insensitiveTest: MySQL and MariaDB match a caseless regular expression on the column's bytes in one pass).
+ * (Dialect.insensitiveTest: MariaDB matches a caseless regular expression on the column's bytes in one pass).
  * The pattern is always a bound value, never SQL text.
  */
 export function likeFragment(

@@ -5,9 +5,9 @@ const QUOTE_END = '\\E';
 const QUOTED_QUOTE_END = '\\E\\\\E\\Q';
 
 /**
- * The test of an `i` operator on MySQL and MariaDB: the column's bytes (`binary`) against a caseless regular
- * expression (`regexp`, PCRE on both servers) that quotes the folded value (`\Q…\E`), anchored as the operator needs
- * (`\A`, `\z`; `$` would also match before a final newline). On a binary string the expression works byte by byte:
+ * The test of an `i` operator on MariaDB: the column's bytes (`binary`) against a caseless regular expression
+ * (`regexp`, PCRE there; MySQL 8's ICU expressions fold all of Unicode and refuse binary strings) that quotes the
+ * folded value (`\Q…\E`), anchored as the operator needs (`\A`, `\z`; `$` would also match before a final newline). On a binary string the expression works byte by byte:
  * `(?i)` folds the ASCII letters A–Z and nothing else, and every other byte matches only itself, so `Ä`, `É` and `ß`
  * never fold, exactly as the `i` operators promise (docs/language.md), whatever the column's collation. The value
  * and the constant parts are bound parameters, put together by the server (`concat`, `replace`), so the SQL text is
