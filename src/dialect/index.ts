@@ -15,6 +15,7 @@ export { escapeGlob, escapeLike } from './pattern.ts';
 export {
   answerAtAbort,
   type Deadline,
+  engineRequestTimeout,
   renewDeadline,
   type StatementGuard,
   type StatementRun,

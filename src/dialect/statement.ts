@@ -62,9 +62,21 @@ export function statementGuard(
     throw invalidSchema('ctx.requestStart must be a performance.now() instant');
   const limit =
     milliseconds(ctx.requestTimeout, 'requestTimeout') ??
-    (settings.requestTimeout === undefined ? timeout && 2 * timeout : settings.requestTimeout || undefined);
+    engineRequestTimeout({ statementTimeout: timeout, requestTimeout: settings.requestTimeout });
   const deadline = limit === undefined ? undefined : { at: (start ?? performance.now()) + limit, timeout: limit };
   return { signal: ctx.signal, timeout, settings: sessionSettings(ctx.pgSettings), deadline };
+}
+
+/**
+ * The deadline of a request that sets none: the engine's `requestTimeout`, or (left unset) twice the statement
+ * timeout; undefined for none (`false`, or no statement timeout either).
+ */
+export function engineRequestTimeout(settings: {
+  readonly statementTimeout?: number | undefined;
+  readonly requestTimeout?: number | false | undefined;
+}): number | undefined {
+  const { statementTimeout, requestTimeout } = settings;
+  return requestTimeout === undefined ? statementTimeout && 2 * statementTimeout : requestTimeout || undefined;
 }
 
 function milliseconds(value: number | undefined, name: string): number | undefined {

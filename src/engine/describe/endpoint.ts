@@ -1,7 +1,7 @@
 import type { Platform } from '@mikro-orm/core';
 import { relationItemKey, selectableNames } from '../../bind/resolve-fields.ts';
 import type { BoundRelation, BoundSchema, FieldKind, Operator } from '../../bind/types.ts';
-import type { Dialect } from '../../dialect/index.ts';
+import { type Dialect, engineRequestTimeout } from '../../dialect/index.ts';
 import type { Limits } from '../../limits.ts';
 import { publicNameOf } from '../../policy/bind-field.ts';
 import { OPERATORS } from '../../policy/options.ts';
@@ -138,7 +138,7 @@ export function describeEngine(
       ...(settings.statementTimeout === undefined || !dialect.stopsStatements
         ? {}
         : { statementTimeout: settings.statementTimeout }),
-      ...requestTimeoutOf(settings),
+      ...withRequestTimeout(engineRequestTimeout(settings)),
     },
     item: describeItem(bound.meta, bound.platform, dialect),
   });
@@ -213,12 +213,6 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** The request deadline an engine applies when a request sets none: its own, else twice the statement timeout. */
-function requestTimeoutOf(settings: {
-  readonly statementTimeout?: number | undefined;
-  readonly requestTimeout?: number | false | undefined;
-}): { requestTimeout?: number } {
-  const { statementTimeout, requestTimeout } = settings;
-  const limit = requestTimeout === undefined ? statementTimeout && 2 * statementTimeout : requestTimeout || undefined;
+function withRequestTimeout(limit: number | undefined): { requestTimeout?: number } {
   return limit === undefined ? {} : { requestTimeout: limit };
 }
