@@ -118,6 +118,12 @@ export interface EngineConfig<C extends ListContext = ListContext> extends Curso
    * PostgreSQL, MySQL and MariaDB; refused on SQLite. Off by default.
    */
   readonly planCheck?: PlanCheckOptions | undefined;
+  /**
+   * Compile each shape of data statement once, down to its SQL text, and send later requests of that shape with their
+   * own values in its parameter slots, without building a QueryBuilder (docs/performance.md, Compiled statements).
+   * On by default; `false` plans every request afresh (the answers are the same: use it to compare or to debug).
+   */
+  readonly compileStatements?: boolean | undefined;
 }
 
 /** A validated configuration with every default filled in. */
@@ -138,6 +144,8 @@ export interface EngineSettings<C extends ListContext = ListContext> {
   readonly replicaFallback?: ReplicaFallbackSettings | undefined;
   /** The keys cursors are signed or sealed with, derived from `cursorSecret`; undefined for plain cursors. */
   readonly cursors?: CursorKeys | undefined;
+  /** Data statements are compiled once per shape (see EngineConfig.compileStatements). */
+  readonly compileStatements: boolean;
 }
 
 /** The statement timeout when the config gives none (docs/security.md, Statement timeout). */
@@ -167,6 +175,7 @@ const CONFIG = object({
   unknownParameters: optional(enums(['ignore', 'reject'])),
   replicaFallback: unknown(), // checked by replicaFallbackSettings
   planCheck: unknown(), // checked by registerPlanCheck
+  compileStatements: optional(boolean()),
   cursorSecret: unknown(), // these four: checked by cursorKeysOf
   cursorMode: unknown(),
   cursorTtl: unknown(),
@@ -205,6 +214,7 @@ export function validateConfig<C extends ListContext>(config: EngineConfig<C>): 
     allowCount: config.allowCount ?? false,
     allowEstimatedCount: config.allowEstimatedCount ?? false,
     unknownParameters: config.unknownParameters ?? 'ignore',
+    compileStatements: config.compileStatements ?? true,
     ...(cursors ? { cursors } : {}),
     ...(config.defaultSort === undefined ? {} : { defaultSort: config.defaultSort }),
     ...(config.replicaFallback ? { replicaFallback: replicaFallbackSettings(config.replicaFallback) } : {}),

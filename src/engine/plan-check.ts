@@ -1,5 +1,6 @@
 import type { Dialect, PlanEstimate, PlanFigures, StatementGuard } from '../dialect/index.ts';
 import { invalidSchema, limitExceeded } from '../errors.ts';
+import { copyBuilder } from '../orm/query-builder.ts';
 import type { AnyQueryBuilder } from '../plan/plan-query.ts';
 import { executePrefixedOwned } from './execute.ts';
 
@@ -96,7 +97,7 @@ export function checkPlan(settings: object, qb: AnyQueryBuilder, guard: Statemen
     check.verdicts.delete(shape);
     check.verdicts.set(shape, verdict);
   } else {
-    verdict = explain(check, qb.clone(), guard);
+    verdict = explain(check, copyBuilder(qb), guard);
     check.verdicts.set(shape, verdict);
     if (check.verdicts.size > check.cacheSize) check.verdicts.delete(check.verdicts.keys().next().value as string);
     verdict.catch(() => {

@@ -33,3 +33,35 @@ export function entityManagerOf(qb: AnyQueryBuilder): SqlEntityManager {
 export function subQueryBuilder(em: EntityManager, entity: EntityName<any>, alias: string): AnyQueryBuilder {
   return (em as SqlEntityManager).createQueryBuilder(entity, alias) as AnyQueryBuilder;
 }
+
+/** The public fields of a QueryBuilder that say where and how it runs (set at creation, read by execute()). */
+interface RunFields {
+  context?: unknown;
+  connectionType?: unknown;
+  loggerContext?: unknown;
+}
+
+/**
+ * A QueryBuilder that sends `sql` with `params` when it runs, and otherwise runs as `base` would: on the same
+ * EntityManager, transaction and connection type, mapping rows to `base`'s root entity. For a base whose state
+ * builderKey() accepts (no joins, populate hints or cache), so nothing else of its state reaches execute().
+ */
+export function compiledBuilder(base: AnyQueryBuilder, sql: string, params: readonly unknown[]): AnyQueryBuilder {
+  const qb = subQueryBuilder(entityManagerOf(base), base.mainAlias.meta.class, base.alias);
+  const from = base as unknown as RunFields;
+  const to = qb as unknown as RunFields;
+  to.context = from.context;
+  to.connectionType = from.connectionType;
+  to.loggerContext = from.loggerContext;
+  const query = { sql, params: params as unknown[] };
+  Object.defineProperty(qb, 'toQuery', { value: () => query, configurable: true });
+  return qb;
+}
+
+/** A copy of a QueryBuilder that sends what it sends: a compiledBuilder()'s copy keeps its compiled text. */
+export function copyBuilder(qb: AnyQueryBuilder): AnyQueryBuilder {
+  const copy = qb.clone();
+  const own = Object.getOwnPropertyDescriptor(qb, 'toQuery');
+  if (own) Object.defineProperty(copy, 'toQuery', own);
+  return copy;
+}

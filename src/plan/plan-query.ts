@@ -9,6 +9,7 @@ import { type AnyQueryBuilder, entityManagerOf } from '../orm/query-builder.ts';
 import { type AliasGenerator, createAliasGenerator, tableNamesOf } from './alias.ts';
 import { type FilterConditions, filterLookup } from './entity-filters.ts';
 import { compileFilterCached } from './filter-cache.ts';
+import type { SqlFragment } from './fragment.ts';
 import { joinSortPaths } from './joins.ts';
 import { effectiveSort, orderByOf, type SortKey } from './order.ts';
 import { type Paging, resolvePaging } from './paging.ts';
@@ -80,11 +81,12 @@ export function planInPlace<Q extends AnyQueryBuilder>(
   bound: BoundSchema,
   resolved: ResolvedQuery,
   options: ApplyOptions = {},
+  filterParams?: FilterParams,
 ): PlannedQuery<Q> {
   const paging = resolvePaging(resolved, options);
   assertRoot(qb, bound);
   const sub = subQueryContext(qb, bound, options);
-  if (resolved.filter) andWhereFilter(qb, bound, resolved.filter, sub);
+  if (resolved.filter) andWhereFilter(qb, bound, resolved.filter, sub, filterParams);
   const joins = resolved.sort.some((t) => t.target.relations.length > 0)
     ? joinSortPaths(qb, resolved.sort, sub.nextAlias, sub.filterOf)
     : undefined;
@@ -108,12 +110,41 @@ export function applyFilter(
   andWhereFilter(qb, bound, filter, subQueryContext(qb, bound, options));
 }
 
-function andWhereFilter(qb: AnyQueryBuilder, bound: BoundSchema, filter: ResolvedFilter, sub: SubQueryContext): void {
+/**
+ * The values a planned filter sends, given its compiled fragment: the engine's statement compiler (engine/page/
+ * compiled-page.ts) puts markers there to learn where each value lands in the whole statement.
+ */
+export type FilterParams = (fragment: SqlFragment) => readonly unknown[];
+
+function andWhereFilter(
+  qb: AnyQueryBuilder,
+  bound: BoundSchema,
+  filter: ResolvedFilter,
+  sub: SubQueryContext,
+  filterParams?: FilterParams,
+): void {
+  const where = fragmentIn(qb, bound, filter, sub);
+  // The string form keeps `?` placeholders and their values apart; `where(raw(...))` would inline the values.
+  qb.andWhere(where.sql, [...(filterParams ? filterParams(where) : where.params)]);
+}
+
+/**
+ * The SQL and values a resolved filter adds to `qb`'s where clause when planned on it (as planInPlace() would,
+ * before any join), without changing `qb`: the compiled-statement path reads a request's filter values this way.
+ */
+export function filterFragment(
+  qb: AnyQueryBuilder,
+  bound: BoundSchema,
+  filter: ResolvedFilter,
+  options: ApplyOptions = {},
+): SqlFragment {
+  return fragmentIn(qb, bound, filter, subQueryContext(qb, bound, options));
+}
+
+function fragmentIn(qb: AnyQueryBuilder, bound: BoundSchema, filter: ResolvedFilter, sub: SubQueryContext) {
   const ctx = { platform: bound.platform, dialect: dialectFor(bound.platform), alias: qb.alias, relations: sub };
   // Generated aliases skip the ones the base scope uses, so those are part of what the compiled SQL depends on.
-  const where = compileFilterCached(bound, filter, ctx, aliasesOf(qb).join(','));
-  // The string form keeps `?` placeholders and their values apart; `where(raw(...))` would inline the values.
-  qb.andWhere(where.sql, [...where.params]);
+  return compileFilterCached(bound, filter, ctx, aliasesOf(qb).join(','));
 }
 
 /**

@@ -24,6 +24,7 @@ const ROWS = generateProducts(SEED, 160);
 const RUNS = budget(2000);
 const WALKS = budget(200);
 const OFFSET_WALKS = budget(60);
+const ENGINE_RUNS = budget(400);
 const SHAPE = { depth: 4, hops: 0, quantifiers: 0 };
 
 function base(em: EntityManager) {
@@ -101,6 +102,31 @@ eachDialect(
         const got = await page(db.orm, r, requestValues(r));
         assert.equal(ids(got.rows), want, describe(r, ids(got.rows), want));
         assert.is(got.count, all.length, describe(r, got.count, all.length));
+      });
+    });
+
+    test(`${ENGINE_RUNS} requests through list(), compiled and planned afresh, return the reference rows`, async ({
+      db,
+    }) => {
+      // Shallow filters repeat shapes with new literals, so compiled statements are reused with other values.
+      const config = { policy: productPolicy, maxLimit: 100, allowCount: true };
+      const hot = createEngine(db.orm, config);
+      const cold = createEngine(db.orm, { ...config, compileStatements: false });
+      const shallow = { ...SHAPE_HERE, depth: 2 };
+      await check(requestArb(productSpec, shallow, ROWS.length + 5), ENGINE_RUNS, async (r) => {
+        const limit = Math.max(1, r.limit);
+        const all = expectedRows(productSpec, ROWS, r, ALL);
+        const want = ids(all.slice(r.offset, r.offset + limit));
+        const values = { ...requestValues(r), limit: String(limit), count: 'true' };
+        for (const [name, engine] of [
+          ['compiled', hot],
+          ['planned', cold],
+          ['compiled again', hot],
+        ] as const) {
+          const got = await engine.from(base(db.orm.em.fork())).list(values);
+          assert.equal(ids(got.items), want, `${name}: ${describe(r, ids(got.items), want)}`);
+          assert.is(got.page.count, all.length, name);
+        }
       });
     });
 

@@ -4,7 +4,7 @@ import type { CursorKey, CursorPlan } from '../../keyset/cursor-plan.ts';
 import { selectKeys } from '../../keyset/key-columns.ts';
 import { seeksByUnion } from '../../keyset/seek-page.ts';
 import { joinsToMany, selectsExplicitly } from '../../orm/qb-state.ts';
-import { type AnyQueryBuilder, type ApplyOptions, planInPlace } from '../../plan/plan-query.ts';
+import { type AnyQueryBuilder, type ApplyOptions, type FilterParams, planInPlace } from '../../plan/plan-query.ts';
 import type { ListContext } from '../config.ts';
 import type { Scope } from '../scope.ts';
 import { selectTreeLinks, type Tree } from '../tree/index.ts';
@@ -27,8 +27,9 @@ export function planData<C extends ListContext>(
   scoped: AnyQueryBuilder,
   options: ApplyOptions,
   tree: Tree | undefined,
+  filterParams?: FilterParams,
 ): DataPlan {
-  const planned = planInPlace(scoped, scope.bound, resolved, options);
+  const planned = planInPlace(scoped, scope.bound, resolved, options, filterParams);
   if (planned.sort.length !== plan.keys.length) throw new Error('listql: the planned sort changed its keys');
   // The planned keys carry the aliases the planner gave relation sorts; the cursor plan carries types.
   const keys = plan.keys.map((k, i) => ({ ...k, sort: planned.sort[i]! }));

@@ -2,14 +2,14 @@ import type { ResolvedQuery } from '../../bind/types.ts';
 import { type Dialect, renewDeadline, type StatementGuard, statementGuard } from '../../dialect/index.ts';
 import { turnPage } from '../../keyset/backward.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
-import { type CursorKey, type CursorPlan, cursorAfter, cursorBefore } from '../../keyset/cursor-plan.ts';
+import { type CursorPlan, cursorAfter, cursorBefore } from '../../keyset/cursor-plan.ts';
 import { dropKeys, takeKeys } from '../../keyset/key-columns.ts';
 import { continuePage } from '../../keyset/seek-page.ts';
 import { inTransaction, useConnection } from '../../orm/connection.ts';
 import { readConnection } from '../../orm/replicas.ts';
-import { applyRootFilters, prepareFilters, reachesRelation } from '../../plan/entity-filters.ts';
+import { prepareFilters, reachesRelation } from '../../plan/entity-filters.ts';
 import type { Paging } from '../../plan/paging.ts';
-import type { AnyQueryBuilder, ApplyOptions } from '../../plan/plan-query.ts';
+import type { ApplyOptions } from '../../plan/plan-query.ts';
 import type { ParsedQuery } from '../../syntax/ast.ts';
 import { runAbortable, throwIfAborted } from '../abort.ts';
 import type { ListContext } from '../config.ts';
@@ -22,9 +22,10 @@ import type { Scope } from '../scope.ts';
 import { type Item, serializeRows } from '../serialize.ts';
 import { explainTree, fillTree, openTree, type Tree, takeTreeLinks } from '../tree/index.ts';
 import { checkRequest } from './check-request.ts';
+import { compiledData, type PageStatement, scopeCopy } from './compiled-data.ts';
+import { listingShape } from './compiled-page.ts';
 import { planData } from './data-plan.ts';
 import { itemKeys, projectItems } from './picked-fields.ts';
-import { applySearch } from './search.ts';
 
 /** One page of rows turned into items, and where the next page starts. */
 export interface PageData {
@@ -98,27 +99,38 @@ export async function openListing<C extends ListContext>(
     ? await openTree(scope, resolved.selections, plan.seal, backwardLists)
     : undefined;
 
-  // The engine's own copy of the scope, shared by data and count: root filters, then the search.
-  const scoped = scope.base.clone();
-  await applyRootFilters(scoped, scope.filters);
-  if (resolved.search !== undefined && settings.search)
-    await applySearch(settings.search, ctx, scoped, resolved.search);
-  // Related entities' filters as em.find applies them (em.addFilter, filter params, async conditions included).
   // A walk's own page size may exceed maxLimit: the planner sees it as the limit, and maxLimit as large.
   const bounds = pageSize === undefined ? settings.paging : { ...settings.paging, maxLimit: paging.limit };
   const options: ApplyOptions = scope.filters === undefined ? { ...bounds } : { ...bounds, filters: scope.filters };
+  // Related entities' filters as em.find applies them (em.addFilter, filter params, async conditions included).
   if (reachesRelation(resolved))
-    options.filterConditions = await prepareFilters(scoped, bound, resolved, scope.filters);
-
-  // The count takes its own copy before the data query is planned into `scoped`.
-  const counter = resolved.count ? scoped.clone() : undefined;
+    options.filterConditions = await prepareFilters(scope.base, bound, resolved, scope.filters);
+  const planned = pageSize === undefined ? resolved : { ...resolved, limit: paging.limit };
+  const reads = paging.limit > 0;
+  // Data statements of a known shape are sent as compiled text (compiled-page.ts); others are planned here.
+  const shape = reads ? await listingShape(scope, planned, plan, paging, options.filterConditions) : undefined;
+  const copy = () => scopeCopy(scope, ctx, resolved);
+  // The count takes its own copy of the scope before any data query is planned into it.
+  const scoped = resolved.count || (reads && shape === undefined) ? await copy() : undefined;
+  const counter = resolved.count ? scoped!.clone() : undefined;
   // MikroORM picks a read replica at random per query: one request (a walk's pages, the count) stays on the one
   // it picks first, so pages never mix replicas with different lag. In a transaction it runs on the transaction.
-  const connection = inTransaction(scoped) ? undefined : readConnection(scoped, settings.replicaFallback, guard);
+  const connection = inTransaction(scope.base)
+    ? undefined
+    : readConnection(scope.base, settings.replicaFallback, guard);
   if (connection && counter) useConnection(counter, connection);
-  const planned = pageSize === undefined ? resolved : { ...resolved, limit: paging.limit };
-  const data = paging.limit > 0 ? planData(scope, planned, plan, scoped, options, tree) : undefined;
+  const cold = reads && shape === undefined ? planData(scope, planned, plan, scoped!, options, tree) : undefined;
+  const compiled = shape === undefined ? undefined : compiledData(scope, planned, plan, paging, options, shape, copy);
   let used = false;
+  const statement = (from: readonly CursorValue[] | undefined, back: boolean): Promise<PageStatement> => {
+    if (compiled) return compiled(from, back);
+    const qb = reuse || used ? cold!.qb.clone() : cold!.qb;
+    used = true;
+    return Promise.resolve({
+      qb: continuePage(qb, keys.dialect, bound.platform, cold!.keys, paging, from, back),
+      keys: cold!.keys,
+    });
+  };
 
   return {
     resolved,
@@ -126,12 +138,11 @@ export async function openListing<C extends ListContext>(
     ...(after === undefined ? {} : { after }),
     backward,
     async fetch(from, fetchOptions = {}) {
-      if (!data) return { items: [], hasMore: false, ...(fetchOptions.cursors ? { cursors: [] } : {}) };
-      const qb = reuse || used ? data.qb.clone() : data.qb;
-      used = true;
+      if (!reads) return { items: [], hasMore: false, ...(fetchOptions.cursors ? { cursors: [] } : {}) };
       // One deadline per request; a walk (reuse) gives each page its own, counted from the page's start.
       const paged = reuse ? renewDeadline(guard) : guard;
-      const page = await fetchPage(scope, plan, data.keys, qb, paging, from, paged, connection, fetchOptions, tree);
+      const sent = await statement(from, fetchOptions.backward === true);
+      const page = await fetchPage(scope, plan, sent, paging, from, paged, connection, fetchOptions, tree);
       const items = resolved.fields ? projectItems(page.items, itemKeys(bound, resolved.fields)) : page.items;
       if (!tree) return resolved.fields ? { ...page, items } : page;
       const { links, ...rest } = page;
@@ -141,7 +152,8 @@ export async function openListing<C extends ListContext>(
     },
     async explain() {
       const explained: { -readonly [K in keyof Explanation]: Explanation[K] } = {};
-      if (data) {
+      if (reads) {
+        const data = cold ?? planData(scope, planned, plan, await copy(), options, tree);
         const qb = data.qb.clone();
         const continued = continuePage(qb, keys.dialect, bound.platform, data.keys, paging, after, backward);
         explained.data = await explainStatement(continued, 'all');
@@ -169,8 +181,7 @@ export async function openListing<C extends ListContext>(
 async function fetchPage<C extends ListContext>(
   scope: Scope<C>,
   plan: CursorPlan,
-  keys: readonly CursorKey[],
-  planned: AnyQueryBuilder,
+  statement: PageStatement,
   paging: Paging,
   after: readonly CursorValue[] | undefined,
   guard: StatementGuard,
@@ -178,9 +189,8 @@ async function fetchPage<C extends ListContext>(
   options: FetchOptions,
   tree: Tree | undefined,
 ): Promise<PageData & { readonly links?: CursorValue[][] }> {
-  // A backward fetch without a position reads the end of the list (GraphQL's `last` alone).
   const backward = options.backward === true;
-  const qb = continuePage(planned, scope.keys.dialect, scope.bound.platform, keys, paging, after, backward);
+  const { qb, keys } = statement;
   if (connection) useConnection(qb, connection);
   await checkPlan(scope.settings, qb, guard);
   const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, guard));

@@ -3,6 +3,7 @@ import type { BoundSchema } from '../../bind/types.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { CursorKey } from '../../keyset/cursor-plan.ts';
 import { executeSendsToQuery } from '../../orm/compat.ts';
+import { plainKey } from '../../orm/plain-key.ts';
 import { subQueryBuilder } from '../../orm/query-builder.ts';
 import { splitCondition } from '../../plan/entity-filter-condition.ts';
 import { reachesRelation } from '../../plan/entity-filters.ts';
@@ -173,23 +174,4 @@ function compile(qb: AnyQueryBuilder, markers: number): Compiled | null {
 
 function isPlain(value: unknown): boolean {
   return value === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof value) || value instanceof Date;
-}
-
-/** A comparable text for a filter condition (plain data only); undefined when it holds anything else. */
-function plainKey(condition: unknown): string | undefined {
-  let ok = true;
-  const text = JSON.stringify(condition ?? null, function (this: Record<string, unknown>, key, value: unknown) {
-    const original = key === '' ? condition : this[key];
-    if (original instanceof Date) return `D${original.toISOString()}`;
-    if (typeof value === 'bigint') return `${value}n`;
-    if (typeof value === 'string') return `s${value}`;
-    if (typeof value === 'function' || typeof value === 'symbol') ok = false;
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) ok = false;
-      if (Object.getOwnPropertySymbols(value).length > 0) ok = false;
-    }
-    return value;
-  });
-  return ok ? text : undefined;
 }

@@ -1,0 +1,82 @@
+import type { ResolvedQuery } from '../../bind/types.ts';
+import type { CursorValue } from '../../keyset/cursor-codec.ts';
+import type { CursorKey, CursorPlan } from '../../keyset/cursor-plan.ts';
+import { continuePage } from '../../keyset/seek-page.ts';
+import { compiledBuilder } from '../../orm/query-builder.ts';
+import { applyRootFilters } from '../../plan/entity-filters.ts';
+import type { Paging } from '../../plan/paging.ts';
+import { type AnyQueryBuilder, type ApplyOptions, filterFragment } from '../../plan/plan-query.ts';
+import type { ListContext } from '../config.ts';
+import type { Scope } from '../scope.ts';
+import {
+  compiledPage,
+  compilePage,
+  fillPage,
+  filterMarkers,
+  keyMarkers,
+  rememberPage,
+  statementKey,
+} from './compiled-page.ts';
+import { planData } from './data-plan.ts';
+import { applySearch } from './search.ts';
+
+/** The engine's own copy of the scope, shared by data and count: root filters, then the search. */
+export async function scopeCopy<C extends ListContext>(
+  scope: Scope<C>,
+  ctx: C,
+  resolved: ResolvedQuery,
+): Promise<AnyQueryBuilder> {
+  const scoped = scope.base.clone();
+  await applyRootFilters(scoped, scope.filters);
+  if (resolved.search !== undefined && scope.settings.search)
+    await applySearch(scope.settings.search, ctx, scoped, resolved.search);
+  return scoped;
+}
+
+/** A page's statement, continued after its position, and the planned sort keys its rows carry. */
+export interface PageStatement {
+  readonly qb: AnyQueryBuilder;
+  readonly keys: readonly CursorKey[];
+}
+
+/**
+ * The statements of a listing whose shape compiles: each position's statement is looked up by the shape, the
+ * filter's SQL and the position's NULLs, compiled on first use (planned once with markers in place of the values),
+ * and sent with this request's filter values and position in its slots. A shape that does not compile is planned
+ * afresh each time, as any other request.
+ */
+export function compiledData<C extends ListContext>(
+  scope: Scope<C>,
+  resolved: ResolvedQuery,
+  plan: CursorPlan,
+  paging: Paging,
+  options: ApplyOptions,
+  shape: string,
+  copy: () => Promise<AnyQueryBuilder>,
+): (from: readonly CursorValue[] | undefined, backward: boolean) => Promise<PageStatement> {
+  const { bound, keys } = scope;
+  const filter = resolved.filter ? filterFragment(scope.base, bound, resolved.filter, options) : undefined;
+  const markers = filterMarkers(filter?.params.length ?? 0);
+  return async (from, backward) => {
+    const key = statementKey(shape, filter, from, backward);
+    let page = compiledPage(bound, key);
+    if (page === undefined) {
+      let same = true;
+      const marked = planData(scope, resolved, plan, await copy(), options, undefined, (fragment) => {
+        same &&= fragment.sql === filter?.sql && fragment.params.length === markers.length;
+        return markers;
+      });
+      const at = keyMarkers(from);
+      const qb = continuePage(marked.qb, keys.dialect, bound.platform, marked.keys, paging, at, backward);
+      page = same ? compilePage(qb.toQuery(), marked.keys, markers.length, from) : null;
+      rememberPage(bound, key, page);
+    }
+    if (page)
+      return { qb: compiledBuilder(scope.base, page.sql, fillPage(page, filter?.params, from)), keys: page.keys };
+    const data = planData(scope, resolved, plan, await copy(), options, undefined);
+    return {
+      qb: continuePage(data.qb, keys.dialect, bound.platform, data.keys, paging, from, backward),
+      keys: data.keys,
+    };
+  };
+}

@@ -1,0 +1,190 @@
+import type { FilterOptions } from '@mikro-orm/core';
+import type { BoundSchema, ResolvedQuery } from '../../bind/types.ts';
+import type { CursorValue } from '../../keyset/cursor-codec.ts';
+import type { CursorKey, CursorPlan } from '../../keyset/cursor-plan.ts';
+import { executeSendsToQuery } from '../../orm/compat.ts';
+import { plainKey } from '../../orm/plain-key.ts';
+import { builderKey } from '../../orm/qb-state.ts';
+import { entityManagerOf } from '../../orm/query-builder.ts';
+import { splitCondition } from '../../plan/entity-filter-condition.ts';
+import type { FilterConditions } from '../../plan/entity-filters.ts';
+import type { SqlFragment } from '../../plan/fragment.ts';
+import type { Paging } from '../../plan/paging.ts';
+import type { AnyQueryBuilder } from '../../plan/plan-query.ts';
+import type { ListContext } from '../config.ts';
+import type { Scope } from '../scope.ts';
+
+/**
+ * Data statements compiled once per shape, down to SQL text. A request's data statement depends on its shape (the
+ * base scope's state, the MikroORM filter conditions in force, the filter's compiled SQL, the sort, paging, picked
+ * fields, and where a cursor holds NULLs) and on two kinds of values: the filter's literals and the cursor's key
+ * values. A shape is planned once with a marker in place of each such value; the statement's text is kept with where
+ * each marker landed (a parameter slot). Later requests of the shape send that text with their own values in the
+ * slots, through a QueryBuilder whose toQuery() answers it (so MikroORM's execute() still picks the connection, runs
+ * in the transaction, logs and maps rows), without planning or rendering anything.
+ *
+ * Every value stays a bound parameter. A shape whose values do not land as whole parameters (a value turned into
+ * something else on its way) is remembered as not compilable and planned afresh on every request.
+ */
+
+/** Shapes kept per bound schema, least recently used dropped first: enough for every shape an API's clients send. */
+const MAX_SHAPES = 256;
+
+/** U+0000 never appears in a literal (the grammar refuses control characters) nor in a cursor's key values. */
+const MARK = '\u0000lqc';
+
+type Slot =
+  | { readonly kind: 'const'; readonly value: unknown }
+  | { readonly kind: 'filter'; readonly index: number }
+  | { readonly kind: 'key'; readonly index: number };
+
+/** One shape's statement: its text, its parameter slots, and the planned sort keys its rows carry. */
+export interface CompiledPage {
+  readonly sql: string;
+  readonly slots: readonly Slot[];
+  readonly keys: readonly CursorKey[];
+}
+
+const caches = new WeakMap<BoundSchema, Map<string, CompiledPage | null>>();
+
+/**
+ * The shape of a listing's data statements apart from its filter and its cursor position, or undefined when they
+ * are planned afresh on every request: compiling is off, the request searches (the application's search callback
+ * changes the builder as it likes) or selects nested lists, the base scope's state is not plain data, the execution
+ * route is not the one compiled text can take, or a MikroORM filter condition in force is not plain data.
+ */
+export async function listingShape<C extends ListContext>(
+  scope: Scope<C>,
+  resolved: ResolvedQuery,
+  plan: CursorPlan,
+  paging: Paging,
+  filterConditions: FilterConditions | undefined,
+): Promise<string | undefined> {
+  if (!scope.settings.compileStatements || resolved.search !== undefined || resolved.selections?.length)
+    return undefined;
+  const base = builderKey(scope.base);
+  if (base === undefined || !(await executeSendsToQuery(scope.base))) return undefined;
+  const root = await rootConditionKey(scope.base, scope.filters);
+  if (root === undefined) return undefined;
+  const related: unknown[] = [];
+  for (const [prop, condition] of filterConditions?.byRelation ?? []) {
+    const key = plainKey(condition ?? null);
+    if (key === undefined) return undefined;
+    related.push(`${prop.name}:${prop.type}`, key);
+  }
+  return JSON.stringify([
+    base,
+    root,
+    related,
+    plan.signature,
+    resolved.sort.map((t) => [t.target.relations.map((r) => r.property), t.target.field.column, t.direction]),
+    paging.limit,
+    paging.offset ?? null,
+    resolved.fields?.map((f) => [f.property, f.implied === true]) ?? null,
+  ]);
+}
+
+/** The root entity's active MikroORM filter condition as a key; undefined when it is not plain or reaches relations. */
+async function rootConditionKey(
+  base: AnyQueryBuilder,
+  filters: FilterOptions | undefined,
+): Promise<string | undefined> {
+  const meta = base.mainAlias.meta;
+  const found = await entityManagerOf(base).applyFilters(meta.class, {}, filters ?? {}, 'read');
+  const empty = !found || Object.keys(found).length + Object.getOwnPropertySymbols(found).length === 0;
+  if (empty) return 'none';
+  if (splitCondition(meta, found as never).reaching !== undefined) return undefined;
+  return plainKey(found);
+}
+
+/** The key of one statement of a shape: its filter's SQL, and which cursor values are NULL, in which direction. */
+export function statementKey(
+  shape: string,
+  filter: SqlFragment | undefined,
+  at: readonly CursorValue[] | undefined,
+  backward: boolean,
+): string {
+  const position = at === undefined ? '-' : at.map((v) => (v === null ? 'n' : 'v')).join('');
+  return `${shape}\u0001${filter?.sql ?? ''}\u0001${filter?.params.length ?? 0}\u0001${position}\u0001${backward}`;
+}
+
+/** The compiled statement of a key (most recently used last); undefined: not compiled yet; null: not compilable. */
+export function compiledPage(bound: BoundSchema, key: string): CompiledPage | null | undefined {
+  const cache = caches.get(bound);
+  const hit = cache?.get(key);
+  if (cache && hit !== undefined) {
+    cache.delete(key);
+    cache.set(key, hit);
+  }
+  return hit;
+}
+
+/** Remember a key's compiled statement, or that it cannot be compiled (null). */
+export function rememberPage(bound: BoundSchema, key: string, page: CompiledPage | null): void {
+  let cache = caches.get(bound);
+  if (!cache) {
+    cache = new Map();
+    caches.set(bound, cache);
+  }
+  cache.set(key, page);
+  if (cache.size > MAX_SHAPES) cache.delete(cache.keys().next().value as string);
+}
+
+/** How many statements a bound schema's cache holds (tests check its bound). */
+export function compiledPages(bound: BoundSchema): number {
+  return caches.get(bound)?.size ?? 0;
+}
+
+/** The markers a compilation plans with: one per filter value, one per non-NULL cursor value. */
+export function filterMarkers(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `${MARK}f${i}\u0000`);
+}
+
+export function keyMarkers(at: readonly CursorValue[] | undefined): CursorValue[] | undefined {
+  return at?.map((v, i) => (v === null ? null : `${MARK}k${i}\u0000`));
+}
+
+/**
+ * Compile a statement planned with markers: its text and where each marker landed. Null when the text holds a
+ * marker, a parameter holds one as part of a longer value, or a marker is missing (a value was turned into something
+ * else on its way): such a shape is planned afresh on every request.
+ */
+export function compilePage(
+  query: { readonly sql: string; readonly params: readonly unknown[] },
+  keys: readonly CursorKey[],
+  filterCount: number,
+  at: readonly CursorValue[] | undefined,
+): CompiledPage | null {
+  if (query.sql.includes(MARK)) return null;
+  const seen = new Set<string>();
+  const slots: Slot[] = [];
+  for (const param of query.params) {
+    if (typeof param === 'string' && param.includes(MARK)) {
+      const match = /^\u0000lqc([fk])(\d+)\u0000$/.exec(param);
+      if (!match) return null;
+      const kind = match[1] === 'f' ? 'filter' : 'key';
+      const index = Number(match[2]);
+      seen.add(`${kind}${index}`);
+      slots.push({ kind, index });
+    } else if (isPlain(param)) slots.push({ kind: 'const', value: param });
+    else return null;
+  }
+  for (let i = 0; i < filterCount; i++) if (!seen.has(`filter${i}`)) return null;
+  for (const [i, v] of (at ?? []).entries()) if (v !== null && !seen.has(`key${i}`)) return null;
+  return { sql: query.sql, slots, keys };
+}
+
+/** The parameters of a compiled statement for one request's filter values and cursor position. */
+export function fillPage(
+  page: CompiledPage,
+  filter: readonly unknown[] | undefined,
+  at: readonly CursorValue[] | undefined,
+): unknown[] {
+  return page.slots.map((slot) =>
+    slot.kind === 'const' ? slot.value : slot.kind === 'filter' ? filter?.[slot.index] : at?.[slot.index],
+  );
+}
+
+function isPlain(value: unknown): boolean {
+  return value === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof value) || value instanceof Date;
+}
