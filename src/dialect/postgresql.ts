@@ -8,8 +8,8 @@ const PG_TIMESTAMP_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
 
 /**
  * PostgreSQL (MikroORM's `@mikro-orm/postgresql`, and every platform built on its base): numbered parameters,
- * NULLS LAST in orders and indexes, exact numerics, statements stopped by `statement_timeout` and cancelled on the
- * server, request settings scoped to a statement, and the planner's row estimate for `count=estimated`.
+ * NULLS LAST in orders and indexes, exact numerics, statements cancelled on the server at their time limit or an
+ * abort, request settings scoped to a statement, and the planner's row estimate for `count=estimated`.
  */
 export const postgresql = defineDialect({
   name: 'postgresql',

@@ -202,6 +202,43 @@ s('settings end with listql’s statement: nothing leaks into the pool', async (
   assert.equal((await engine.from(base(orm.em)).list({})).items, []);
 });
 
+s('with ctx.pgSettings a slow statement stops at its statement timeout, alone or in a transaction', async ({ orm }) => {
+  const limit = 200;
+  const engine = createEngine(orm, {
+    policy,
+    statementTimeout: limit,
+    search: (_ctx, qb, term) => (term === 'slow' ? qb.andWhere('(select true from pg_sleep(?))', [5]) : qb),
+  });
+  const started = performance.now();
+  const alone = await engine
+    .from(base(orm.em))
+    .list({ search: 'slow' }, tenantOf(1))
+    .catch((err: unknown) => err);
+  const took = performance.now() - started;
+  assert.ok(isListError(alone) && alone.code === 'query_timeout', String(alone));
+  assert.ok(took < limit + 1000, `answered after ${Math.round(took)} ms`);
+  const inTransaction = await orm.em
+    .fork()
+    .transactional((tem) => engine.from(inTrx(tem)).list({ search: 'slow' }, tenantOf(1)))
+    .catch((err: unknown) => err);
+  assert.ok(isListError(inTransaction) && inTransaction.code === 'query_timeout', String(inTransaction));
+  // Nothing left sleeping or inside a transaction (the rollback after a stopped statement may still be on its way).
+  let left = -1;
+  for (let i = 0; i < 20 && left !== 0; i++) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    const [row] = await orm.em
+      .fork()
+      .getConnection()
+      .execute<{ n: string | number }[]>(
+        `select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()
+         and ((state = 'active' and query like '%pg_sleep%') or state like 'idle in transaction%')`,
+      );
+    left = Number(row?.n ?? 0);
+  }
+  assert.is(left, 0);
+  assert.equal(ids((await engine.from(base(orm.em)).list({}, tenantOf(2))).items), [...TENANT[2]]);
+});
+
 s("in the application's transaction, its own set_config holds for listql's statements", async ({ orm }) => {
   const engine = createEngine(orm, { policy, allowCount: true, maxLimit: 20 });
   await orm.em.fork().transactional(async (tem) => {

@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { Book, ENTITIES } from '../../examples/bookstore/entities.ts';
 import { bookPolicy } from '../../examples/bookstore/policies.ts';
 import { seed } from '../../examples/bookstore/seed.ts';
+import { clientLimitWatchers } from '../../src/dialect/postgresql/execute.ts';
 import { createEngine, type EngineConfig, errorResponse, isListError, type ListContext } from '../../src/index.ts';
 import { captureDriver, type DriverCall } from '../helpers/capture.ts';
 import { type Dialect, eachDialect } from '../helpers/db.ts';
@@ -75,7 +76,7 @@ const isCount = (c: DriverCall) => /^(SET STATEMENT [^F]+ FOR )?select count\(/i
 const isData = (c: DriverCall) => /from [`"]book[`"]/i.test(c.sql) && !isCount(c);
 const isLevel = (c: DriverCall) => /from [`"]review[`"]/i.test(c.sql);
 
-/** The time limit each statement ran under, in milliseconds, in the order sent (PostgreSQL and MariaDB). */
+/** The time limit each statement ran under, in milliseconds, in the order sent (server-side limits). */
 function limitsSent(calls: readonly DriverCall[]): number[] {
   const out: number[] = [];
   for (const { sql } of calls) {
@@ -85,6 +86,22 @@ function limitsSent(calls: readonly DriverCall[]): number[] {
     if (maria) out.push(Math.round(Number(maria[1]) * 1000));
   }
   return out;
+}
+
+/**
+ * Run `fn`, recording the statements the drivers receive and the time limit of each, in milliseconds: PostgreSQL's
+ * client timer keeps the limit of a plain statement (it is in no SQL text), MariaDB's statement carries its own.
+ */
+async function captureLimits<T>(fn: () => Promise<T>): Promise<{ result: T; calls: DriverCall[]; limits: number[] }> {
+  const kept: number[] = [];
+  const watch = (_sql: string, milliseconds: number) => kept.push(milliseconds);
+  clientLimitWatchers.add(watch);
+  try {
+    const { result, calls } = await captureDriver(fn, { guards: true });
+    return { result, calls, limits: [...limitsSent(calls), ...kept] };
+  } finally {
+    clientLimitWatchers.delete(watch);
+  }
 }
 
 eachDialect('engine request deadline', { entities: ENTITIES, seed }, (test, dialect) => {
@@ -137,23 +154,23 @@ eachDialect('engine request deadline', { entities: ENTITIES, seed }, (test, dial
         search: slowSearch(dialect, 0.3),
       });
     const request = { ...nested, search: stops ? 'slow' : 'fast' };
-    const left = await captureDriver(() => engine(20_000, 10_000).from(books(em)).list(request), { guards: true });
+    const left = await captureLimits(() => engine(20_000, 10_000).from(books(em)).list(request));
     assert.is(left.result.items.length, 3);
-    const first = await captureDriver(() => engine(5000, 60_000).from(books(em)).list(request), { guards: true });
+    const first = await captureLimits(() => engine(5000, 60_000).from(books(em)).list(request));
     assert.is(first.result.items.length, 3);
     if (!stops) {
       // SQLite sends no time limit: the request ran its three statements within the deadline.
       assert.is(left.calls.filter((c) => isData(c) || isLevel(c) || isCount(c)).length, 3);
       return;
     }
-    const [data, level, count] = limitsSent(left.calls);
+    const [data, level, count] = left.limits;
     assert.ok(data !== undefined && level !== undefined && count !== undefined, JSON.stringify(left.calls));
     assert.ok(data <= 10_000 && data > 9500, `the data query got the request's time: ${data}`);
     // The data query ran about 300 ms: the nested level gets that much less, the count less again.
     assert.ok(level <= data - 250, `the nested level got ${level} after ${data}`);
     assert.ok(count < level, `the count got ${count} after ${level}`);
     // A statement timeout shorter than the time left is the limit itself.
-    assert.equal(limitsSent(first.calls), [5000, 5000, 5000]);
+    assert.equal(first.limits, [5000, 5000, 5000]);
   });
 
   test('ctx.requestTimeout overrides the engine setting; requestTimeout: false turns the deadline off', async ({

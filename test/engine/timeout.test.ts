@@ -1,6 +1,7 @@
 /**
- * Statement timeouts and aborts: on PostgreSQL every data and count query runs under `statement_timeout` (the
- * engine's, or ctx.statementTimeout), on MariaDB under `SET STATEMENT max_statement_time … FOR`, and answers
+ * Statement timeouts and aborts: every data and count query runs under the statement timeout (the engine's, or
+ * ctx.statementTimeout), on PostgreSQL kept by a client timer that cancels it on the server (`statement_timeout`
+ * with ctx.pgSettings), on MariaDB by `SET STATEMENT max_statement_time … FOR`, and answers
  * `query_timeout` (503) when it runs out, scoped so that nothing leaks to the pool or to a caller's transaction; on
  * SQLite, which cannot stop a statement, it runs to its end. On every dialect an aborted request never starts its
  * next query (count after data, the next page of a walk), and aborts leave no unhandled error, no log line, and a

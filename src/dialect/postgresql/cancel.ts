@@ -52,6 +52,43 @@ export async function sessionPid(connection: DatabaseConnection, db: Kysely<any>
   return pid;
 }
 
+/** Whether each pool (by its connection's Kysely) can cancel on a socket of its own, found out once per pool. */
+const capable = new WeakMap<Kysely<any>, Promise<boolean>>();
+
+/**
+ * Whether a cancel for a statement of `run.root` can go out on a socket of its own: the pool is pg's (its client
+ * class, options and clients), and its clients talk to PostgreSQL itself (a connection's `pg_backend_pid()` is the
+ * process id its client got at startup; behind a pooler such as PgBouncer it is not, and a cancel could not name the
+ * backend). Only then may a client timer stand for the server's statement_timeout. Found out once per pool, on the
+ * statement's own connection when it is a caller's transaction (one `pg_backend_pid()`, which a cancel reuses).
+ */
+export function cancelsOnOwnSocket(run: {
+  readonly root: Kysely<any>;
+  readonly client: Kysely<any>;
+  readonly nativeClient: () => Promise<unknown> | undefined;
+}): Promise<boolean> {
+  let known = capable.get(run.root);
+  if (!known) {
+    known = probe(run).catch(() => {
+      // Asked again by a later statement: the connection may have failed, not the pool.
+      capable.delete(run.root);
+      return false;
+    });
+    capable.set(run.root, known);
+  }
+  return known;
+}
+
+async function probe(run: Parameters<typeof cancelsOnOwnSocket>[0]): Promise<boolean> {
+  const pool = (await run.nativeClient()) as PgPool | undefined;
+  if (typeof pool?.Client !== 'function' || typeof pool.options !== 'object' || !Array.isArray(pool._clients))
+    return false;
+  const pidOf = async (db: Kysely<any>) =>
+    sessionPid(await db.getExecutor().provideConnection(async (connection) => connection), db);
+  const pid = await (run.client.isTransaction ? pidOf(run.client) : run.root.connection().execute(pidOf));
+  return pid !== undefined && (pool._clients ?? []).some((client) => client.processID === pid);
+}
+
 /**
  * Cancel what the backend `pid` runs with PostgreSQL's cancel request: a new socket to the server carrying the
  * backend's process id and secret key (as `psql` does on Ctrl-C), never a pooled connection, so a cancel is not held

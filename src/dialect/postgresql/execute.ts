@@ -2,37 +2,55 @@ import { CompiledQuery, type DatabaseConnection, type Kysely, type QueryResult }
 import {
   answerAtAbort,
   type StatementGuard,
+  type StatementLimit,
   type StatementRun,
   statementLimit,
   timedOut,
   watchDeadline,
 } from '../statement.ts';
-import { cancelOwnSocket, type PgPool, sessionPid } from './cancel.ts';
+import { cancelOwnSocket, cancelsOnOwnSocket, type PgPool, sessionPid } from './cancel.ts';
 import { applySettings, type SessionSettings, swapSettings } from './session-settings.ts';
 
 /** PostgreSQL's SQLSTATE for a statement cancelled by statement_timeout or by pg_cancel_backend. */
 const QUERY_CANCELED = '57014';
 
 /**
- * Run one bound statement on PostgreSQL. Under a guard, the statement runs with a `statement_timeout` and the
- * request's `pgSettings` scoped to it (its own transaction, or the caller's with the previous values put back; see
- * docs/security.md, Row-level security), and an abort or the request's deadline cancels it on the server (PostgreSQL's
- * cancel request on a socket of its own, never a pooled connection: see cancel.ts); the connection goes back to the
- * pool in every case, and only once a cancel sent for it has been delivered. The time limit is the statement timeout,
- * or the time left before the request's deadline when that is shorter. Abort and
- * cancellation are handled here instead of through Kysely's signal option, which logs every cancelled query with
- * console.error and can race its own control query into a TypeError. Without a guard (the application's own
- * execute()), MikroORM's abort options go to Kysely as they are.
+ * Watchers of the time limits the client keeps (a timer that cancels): each is told the statement and its limit in
+ * milliseconds as the timer starts. The tests read the limits here, since no statement the server receives names them.
+ */
+export const clientLimitWatchers = new Set<(sql: string, milliseconds: number) => void>();
+
+/**
+ * Run one bound statement on PostgreSQL. Under a guard, the statement is bounded by its time limit (the statement
+ * timeout, or the time left before the request's deadline when that is shorter), and an abort or the limit cancels
+ * it on the server with PostgreSQL's cancel request on a socket of its own, never a pooled connection (cancel.ts).
+ * The statement goes out alone on a pooled connection (or in the caller's transaction) and a client timer keeps its
+ * limit; with `pgSettings` it runs in a transaction of its own (`begin; set local statement_timeout = …`, the
+ * settings, the statement, `rollback`), and in a caller's transaction the settings are put back after it; a pool
+ * without pg's members gets that server-side form too. The connection goes back to the pool in every case, and only
+ * once a cancel sent for it has been delivered. Abort and cancellation are handled here instead of through Kysely's
+ * signal option, which logs every cancelled query with console.error and can race its own control query into a
+ * TypeError. Without a guard (the application's own execute()), MikroORM's abort options go to Kysely as they are.
  *
  * @example executePostgres({ root: pool, client: pool, compiled, guard: { timeout: 5000, signal }, … })
- * // begin; set local statement_timeout = 5000 → [select set_config($1, $2, true)] → select … ($1) → rollback
+ * // select … ($1), cancelled from a socket of its own if it runs 5000 ms
  */
 export function executePostgres(run: StatementRun): Promise<QueryResult<unknown>> {
   const { client, compiled, guard, abort } = run;
   return guard ? postgresQuery(run, guard) : client.executeQuery(compiled, abort);
 }
 
-/** size: the statement's run, its cancel and its three ways onto a connection share one limit and one signal. */
+/** One statement's bounds as its run on a connection sees them. */
+interface Bounds {
+  readonly guard: StatementGuard;
+  readonly limit: StatementLimit;
+  /** The caller's signal and the request's deadline. */
+  readonly signal: AbortSignal | undefined;
+  /** The limit in milliseconds when the client keeps it (a cancel when it runs out); undefined: the server does. */
+  readonly kept: number | undefined;
+}
+
+/** Run a guarded statement on the way its settings and the pool allow: alone, in the caller's transaction, or in its own. */
 async function postgresQuery(statement: StatementRun, guard: StatementGuard): Promise<QueryResult<unknown>> {
   const { root, client, compiled } = statement;
   const { settings } = guard;
@@ -40,46 +58,105 @@ async function postgresQuery(statement: StatementRun, guard: StatementGuard): Pr
   const { timeout } = limit;
   if (timeout === undefined && guard.signal === undefined && settings === undefined)
     return client.executeQuery(compiled);
+  // The client keeps the limit unless pgSettings need a transaction anyway (then `set local` is free) or the pool
+  // cannot cancel on a socket of its own (not pg's, or behind a pooler such as PgBouncer).
+  const onClient = timeout !== undefined && settings === undefined && (await cancelsOnOwnSocket(statement));
   const watch = watchDeadline(guard);
   const { signal } = watch;
-  const run = async (db: Kysely<any>, restore?: () => Promise<void>): Promise<QueryResult<unknown>> => {
-    const connection = await connectionOf(db);
-    const pid = signal && (await sessionPid(connection, db));
-    let cancelling: Promise<void> | undefined;
-    const stop = () => {
-      cancelling ??= cancelOwnSocket(statement.nativeClient() as Promise<PgPool | undefined>, pid).then((sent) => {
-        // A driver without pg's pool members: the cancel goes through another pooled connection instead, not
-        // awaited (it may wait for this very connection; it cancels nothing once the statement has ended).
-        if (!sent) connection.cancelQuery?.(controlConnection(root)).catch(() => {});
-      });
-    };
-    if (signal?.aborted) throw signal.reason;
-    signal?.addEventListener('abort', stop, { once: true });
+  const bounds: Bounds = { guard, limit, signal, kept: onClient ? milliseconds(timeout) : undefined };
+  // Settles once a cancel sent for the connection has been delivered: the caller's transaction goes on after it.
+  const run = async (db: Kysely<any>, restore?: () => Promise<void>) => {
+    const hold: Hold = {};
     try {
-      const result = await db.executeQuery(compiled);
-      await restore?.();
-      return result;
-    } catch (err) {
-      if (!signal?.aborted && timeout !== undefined && (err as { code?: unknown }).code === QUERY_CANCELED)
-        throw timedOut(guard, limit, err);
-      throw err;
+      return await runBounded(statement, bounds, db, hold, restore);
     } finally {
-      signal?.removeEventListener('abort', stop);
-      // The connection stays out of the pool until the cancel is delivered: it can never stop another statement.
-      await cancelling;
+      await hold.free;
     }
   };
   let pending: Promise<QueryResult<unknown>>;
   if (client.isTransaction) {
-    const scoped = [...(timeout === undefined ? [] : [timeoutSetting(timeout)]), ...(settings ?? [])];
+    const scoped = [...(timeout === undefined || onClient ? [] : [timeoutSetting(timeout)]), ...(settings ?? [])];
     pending = scoped.length === 0 ? run(client) : swapSettings(client, scoped).then((back) => run(client, back));
-  } else if (timeout === undefined && settings === undefined) pending = root.connection().execute((db) => run(db));
+  } else if (settings === undefined && (timeout === undefined || onClient))
+    // One statement, one round trip (the backend's pid for a cancel is read once per pooled connection).
+    pending = onPooledConnection(root, (db, hold) => runBounded(statement, bounds, db, hold));
   // One pooled connection, in a transaction of its own so that `set local` and `set_config(…, true)` end with it:
   // one round trip before the statement (begin and set, as one simple query), one more for the request's settings
   // (bound parameters need a statement of their own), and a rollback after it that the caller does not wait for.
   // The backend's pid (for a cancel) is read before `begin`, so the transaction holds only the statement's own work.
   else pending = inOwnTransaction(root, timeout, settings, run, signal && backendPid);
   return answerAtAbort(pending, signal).finally(() => watch.done());
+}
+
+/** Until when a statement's connection must serve nothing else: the delivery of a cancel sent for it. */
+interface Hold {
+  free?: Promise<void> | undefined;
+}
+
+/**
+ * Run the statement on `db` (one connection), cancelled on the server when the signal aborts or the client's timer
+ * runs out; `restore` puts a caller's transaction settings back after it. Settles with the statement's outcome and
+ * leaves in `hold` the delivery of a cancel sent for it: until then the connection may run nothing else, or the
+ * cancel could stop a later statement on it.
+ */
+async function runBounded(
+  statement: StatementRun,
+  { guard, limit, signal, kept }: Bounds,
+  db: Kysely<any>,
+  hold: Hold,
+  restore?: () => Promise<void>,
+): Promise<QueryResult<unknown>> {
+  const connection = await connectionOf(db);
+  const pid = signal || kept !== undefined ? await sessionPid(connection, db) : undefined;
+  let cancelling: Promise<void> | undefined;
+  const stop = () => {
+    cancelling ??= cancelOwnSocket(statement.nativeClient() as Promise<PgPool | undefined>, pid).then((sent) => {
+      // A driver without pg's pool members: the cancel goes through another pooled connection instead, not
+      // awaited (it may wait for this very connection; it cancels nothing once the statement has ended).
+      if (!sent) connection.cancelQuery?.(controlConnection(statement.root)).catch(() => {});
+    });
+  };
+  if (signal?.aborted) throw signal.reason;
+  signal?.addEventListener('abort', stop, { once: true });
+  let clock: ReturnType<typeof setTimeout> | undefined;
+  if (kept !== undefined) {
+    for (const watcher of clientLimitWatchers) watcher(statement.compiled.sql, kept);
+    // A limit set by the deadline needs no timer of its own: the deadline's timer aborts the signal.
+    if (!limit.byDeadline) clock = setTimeout(stop, kept);
+  }
+  try {
+    const result = await db.executeQuery(statement.compiled);
+    await restore?.();
+    return result;
+  } catch (err) {
+    // Stopped by the client's timer, or by a statement_timeout of the server (the caller's `set local`, the role's).
+    if (!signal?.aborted && limit.timeout !== undefined && (err as { code?: unknown }).code === QUERY_CANCELED)
+      throw timedOut(guard, limit, err);
+    throw err;
+  } finally {
+    clearTimeout(clock);
+    signal?.removeEventListener('abort', stop);
+    hold.free = cancelling;
+  }
+}
+
+/**
+ * Run `run` on one pooled connection and settle with its outcome as soon as it has one (a statement stopped by its
+ * limit answers once the server has stopped it); the connection goes back to the pool only once a cancel sent for
+ * it has been delivered (the server closes the cancel's socket some milliseconds after it has signalled).
+ */
+function onPooledConnection<T>(root: Kysely<any>, run: (db: Kysely<any>, hold: Hold) => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    root
+      .connection()
+      .execute(async (db) => {
+        const hold: Hold = {};
+        await run(db, hold).then(resolve, reject);
+        await hold.free;
+      })
+      // Acquiring the connection failed (the outcome is then still open).
+      .catch(reject);
+  });
 }
 
 /**
