@@ -23,7 +23,7 @@ Export every book of one tenant that matches a filter, walking cursors page by p
   --csv               write CSV (always with a header line) instead of NDJSON; a related object's fields
                       become columns such as author.name, and a nested list (reviews(…)) is refused
   --out <file>        write to this file instead of stdout; its folder must exist
-  --page-size <n>     rows per query, 1 to ${MAX_PAGE_SIZE} (default 500)
+  --page-size <n>     rows per query, 1 to ${MAX_PAGE_SIZE} (default 1000, as items())
   -h, --help          print this help and exit`;
 
 /** The export's options, checked. */
@@ -56,7 +56,7 @@ const OPTIONS = {
   tenant: { type: 'string', default: '1' },
   csv: { type: 'boolean', default: false },
   out: { type: 'string' },
-  'page-size': { type: 'string', default: '500' },
+  'page-size': { type: 'string', default: '1000' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 

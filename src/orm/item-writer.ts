@@ -1,3 +1,6 @@
+// size: one writer that mirrors serialize() and the hydrator field for field; its parts (the fields, the row loop,
+// the value tests em.map() applies, the converters) only make sense read together.
+import { isDate } from 'node:util/types';
 import {
   type EntityManager,
   type EntityMetadata,
@@ -49,17 +52,16 @@ export function compileItemWriter(em: EntityManager, meta: EntityMetadata): Item
   const { fields, absent, related } = collected;
   const pks = meta.primaryKeys;
   const single = pks.length === 1 ? pks[0]! : undefined;
-  // serialize() leaves out hidden properties and `_`-prefixed ones that are not keys.
-  const visible = fields.filter((f) => !f.prop.hidden && (f.prop.primary || !f.prop.name.startsWith('_')));
-  const validated = fields.filter((f) => f.validate).map((f) => [f.name, acceptsValue(f.prop)] as const);
+  const steps = fields.map(stepOf);
 
   return (rows) => {
     // onInit hooks and subscribers see (and may change) hydrated entities; only hydration can honour them.
     const events = em.getEventManager();
     for (const m of related) if (events.hasListeners(EventType.onInit, m)) return undefined;
     const seen = new Set<unknown>();
-    const items: Row[] = [];
-    for (const row of rows) {
+    const items: Row[] = new Array(rows.length);
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r]!;
       for (const name of absent) if (row[name] !== undefined) return undefined;
       // em.map() refuses a row without its primary key, and one identity seen twice would be one entity: leave both
       // to hydration, as well as any value em.map() would reject (it throws its own error then).
@@ -67,13 +69,30 @@ export function compileItemWriter(em: EntityManager, meta: EntityMetadata): Item
       if (identity === null || identity === undefined || typeof identity === 'object' || seen.has(identity))
         return undefined;
       seen.add(identity);
-      for (const [name, accepts] of validated) if (!accepts(row[name])) return undefined;
-      const item = writeItem(row, visible);
-      if (!item) return undefined;
-      items.push(item);
+      const item = writeItem(row, steps);
+      if (item === undefined) return undefined;
+      items[r] = item;
     }
     return items;
   };
+}
+
+/**
+ * One field as the row loop reads it: where its value is, whether em.map() would accept it, and where and how it
+ * is written (hidden and `_`-prefixed properties are checked, never written).
+ */
+interface Step {
+  readonly name: string;
+  readonly key: string;
+  readonly visible: boolean;
+  readonly accepts: ((value: unknown) => boolean) | undefined;
+  readonly write: ((value: unknown) => unknown) | undefined;
+}
+
+function stepOf(f: Field): Step {
+  // serialize() leaves out hidden properties and `_`-prefixed ones that are not keys.
+  const visible = !f.prop.hidden && (f.prop.primary || !f.prop.name.startsWith('_'));
+  return { name: f.name, key: f.key, visible, accepts: f.validate ? acceptsValue(f.prop) : undefined, write: f.write };
 }
 
 /** Tell whether the ORM settings or the entity's metadata make serialize() depend on hydrated entities. */
@@ -136,19 +155,29 @@ function collectFields(
   return { fields, absent, related };
 }
 
-/** Write one row's visible fields under their public keys, or undefined when a value needs hydration. */
-function writeItem(row: Row, visible: readonly Field[]): Row | undefined {
+/**
+ * Write one row's visible fields under their public keys, in one pass that also checks every field's value as
+ * em.map() would; undefined when a value needs hydration or em.map() would reject it.
+ */
+function writeItem(row: Row, steps: readonly Step[]): Row | undefined {
   const item: Row = {};
-  for (const f of visible) {
-    const value = row[f.name];
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i]!;
+    const value = row[s.name];
     if (value === undefined) continue;
-    if (value === null || f.write === undefined) {
-      item[f.key] = value;
+    if (value === null) {
+      if (s.visible) item[s.key] = null;
       continue;
     }
-    const out = f.write(value);
+    if (s.accepts !== undefined && !s.accepts(value)) return undefined;
+    if (!s.visible) continue;
+    if (s.write === undefined) {
+      item[s.key] = value;
+      continue;
+    }
+    const out = s.write(value);
     if (out === MISS) return undefined;
-    item[f.key] = out;
+    item[s.key] = out;
   }
   return item;
 }
@@ -165,17 +194,31 @@ function compositeIdentity(row: Row, pks: readonly string[]): string | undefined
 }
 
 /**
- * Tell, as em.map()'s validateProperty() would without throwing, whether a scalar value is acceptable: an enum value
- * among the items, otherwise a value whose object type (Utils.getObjectType) is the property's runtime type.
+ * Tell, as em.map()'s validateProperty() would without throwing, whether a present (non-null) scalar value is
+ * acceptable: an enum value among the items, otherwise a value whose object type (Utils.getObjectType) is the
+ * property's runtime type. The common types get a test of their own: it runs once per value of an export.
  */
 function acceptsValue(prop: EntityProperty): (value: unknown) => boolean {
   if (prop.enum && prop.items) {
     const items = prop.items;
-    return (value) => value === null || value === undefined || items.some((item) => item === value);
+    return (value) => items.some((item) => item === value);
   }
   const expected = prop.runtimeType;
-  if (PRIMITIVES.has(expected)) return (value) => value === null || value === undefined || typeof value === expected;
-  return (value) => value === null || value === undefined || objectType(value) === expected;
+  switch (expected) {
+    case 'string':
+      return (value) => typeof value === 'string';
+    case 'number':
+      return (value) => typeof value === 'number';
+    case 'boolean':
+      return (value) => typeof value === 'boolean';
+    case 'bigint':
+      return (value) => typeof value === 'bigint';
+    case 'Date':
+      // A real Date (its internal slot, as Object.prototype.toString reads it) without a tag of its own.
+      return (value) => (isDate(value) && !(Symbol.toStringTag in value)) || objectType(value) === 'Date';
+    default:
+      return (value) => objectType(value) === expected;
+  }
 }
 
 /** The runtime types Utils.getObjectType() answers with `typeof` alone. */
@@ -237,7 +280,11 @@ function referenceWriter(prop: EntityProperty, platform: Platform): ((value: unk
   for (const key of keys)
     if (key.kind !== ReferenceKind.SCALAR || key.customType || key.ref || key.getter || key.accessor) return undefined;
   const plain = (value: unknown) => typeof value === 'number' || typeof value === 'string';
-  if (keys.length === 1) return (value) => (plain(value) ? platform.normalizePrimaryKey(value as never) : MISS);
+  const normalize = normalizer(platform);
+  if (keys.length === 1)
+    return normalize
+      ? (value) => (plain(value) ? normalize(value) : MISS)
+      : (value) => (typeof value === 'number' || typeof value === 'string' ? value : MISS);
   const visible = keys.map((k, i) => [k.name, i] as const).filter(([name]) => !target.properties[name]!.hidden);
   return (value) => {
     if (!Array.isArray(value) || value.length !== keys.length || !value.every(plain)) return MISS;

@@ -5,6 +5,7 @@ import { type Page, pageOf } from '../page/list-page.ts';
 import { openListing } from '../page/listing.ts';
 import type { Scope } from '../scope.ts';
 import type { Item } from '../serialize.ts';
+import { itemsOf } from './items.ts';
 
 /** Options of pages() and items(). */
 export interface IterateOptions {
@@ -16,7 +17,7 @@ export interface IterateOptions {
   readonly pageSize?: number;
 }
 
-/** The largest page a server-side walk may ask for: one page is held in memory at a time. */
+/** The largest page a server-side walk may ask for: one page is held in memory at a time (two: items() reading ahead). */
 export const MAX_WALK_PAGE_SIZE = 10_000;
 /** items() reads this many rows per query unless told otherwise: few round trips, little memory. */
 export const ITEMS_PAGE_SIZE = 1000;
@@ -74,14 +75,24 @@ async function* walkPages<C extends ListContext>(
   }
 }
 
-/** Walk every item of a request, one at a time, page by page as iteratePages() does. */
-export async function* iterateItems<C extends ListContext>(
+/**
+ * Walk every item of a request, one at a time, page by page as iteratePages() does, reading the next page while the
+ * consumer drains this one where the database is across a network (readsAhead()).
+ */
+export function iterateItems<C extends ListContext>(
   scope: Scope<C>,
   parse: () => ParsedQuery,
   ctx: C,
   options: IterateOptions = {},
 ): AsyncGenerator<Item, void, undefined> {
-  // A plain loop: `yield*` over an array costs an extra async step per item, which an export of millions feels.
-  for await (const page of iteratePages(scope, parse, ctx, options, ITEMS_PAGE_SIZE))
-    for (const item of page.items) yield item;
+  return itemsOf(iteratePages(scope, parse, ctx, options, ITEMS_PAGE_SIZE), readsAhead(scope));
+}
+
+/**
+ * Whether items() asks for the next page as soon as a page arrives: on PostgreSQL and MySQL/MariaDB the query then
+ * runs on the server while the consumer drains the page before it; SQLite runs queries in-process, on the thread
+ * that would drain the page, so there is nothing to overlap.
+ */
+export function readsAhead<C extends ListContext>(scope: Scope<C>): boolean {
+  return scope.keys.dialect.name !== 'sqlite';
 }
