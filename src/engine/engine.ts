@@ -19,6 +19,7 @@ import { describeEngine, type EngineDescription } from './describe/endpoint.ts';
 import type { Explanation } from './describe/explain.ts';
 import { adviseIndexes, type IndexAdvice } from './describe/indexes.ts';
 import type { ListItem, ListPath, SelectedItem, Selection } from './item-type.ts';
+import { PAGE_STATEMENT } from './page/compiled-data.ts';
 import { type EdgesOptions, LIST_EDGES, listEdges } from './page/edges.ts';
 import { listPage, type Page } from './page/list-page.ts';
 import { openListing } from './page/listing.ts';
@@ -150,8 +151,11 @@ export function createEngine<C extends ListContext = ListContext, P extends Poli
     // Errors surface as rejections (and from the first next()), never as synchronous throws: the walks parse inside
     // their generators, which are returned as they are (one generator layer per item, not two).
     const scoped = Object.freeze({
-      list: (query: QueryInput, ctx?: C) =>
-        listErrorsOnly(() => fair.run(parse(query), ctx, (parsed) => listPage(scope, parsed, ctx ?? ({} as C)))),
+      // The request's deadline counts from the call: time waiting for an admission slot is part of it.
+      list: (query: QueryInput, ctx?: C) => {
+        const started = { ...ctx, requestStart: ctx?.requestStart ?? performance.now() } as C;
+        return listErrorsOnly(() => fair.run(parse(query), started, (parsed) => listPage(scope, parsed, started)));
+      },
       pages: (query: QueryInput, ctx?: C, opts?: IterateOptions) => fair.pages(scope, () => parse(query), ctx, opts),
       items: (query: QueryInput, ctx?: C, opts?: IterateOptions) => fair.items(scope, () => parse(query), ctx, opts),
       // explain() sends no statement, and the GraphQL document admits its fields as one request: neither takes a turn.
@@ -160,6 +164,9 @@ export function createEngine<C extends ListContext = ListContext, P extends Poli
       // For adapters that need a cursor per item (listql/graphql); not part of the public interface.
       [LIST_EDGES]: (query: QueryInput, ctx?: C, options?: EdgesOptions) =>
         listErrorsOnly(() => listEdges(scope, parse(query), ctx ?? ({} as C), options)),
+      // The request path without the database (bench/request-path.ts); not part of the public interface.
+      [PAGE_STATEMENT]: (query: QueryInput, ctx?: C) =>
+        listErrorsOnly(async () => (await openListing(scope, parse(query), ctx ?? ({} as C), false)).statement()),
       // The items of a selection are typed (SelectedItem) at this boundary only, as ListItem is below.
       select: (fields: FieldsObject) => selectedScope(scoped, fields),
     }) as ScopedEngine<C>;

@@ -9,6 +9,7 @@ import { DEFAULT_LIMITS } from '../limits.ts';
 import { executionSignals } from './abort.ts';
 import { type ExecutedField, executedFields } from './document-walk.ts';
 import { documentLimitError } from './limit-error.ts';
+import { acrossExecutions } from './request-cache.ts';
 
 /**
  * Bounds on the work of one GraphQL document, all its listql fields together (docs/graphql.md, Cost and limits).
@@ -99,23 +100,7 @@ export function documentBudget(
   for (const [name, value] of Object.entries(bounds))
     if (!Number.isInteger(value) || value < 1)
       throw new TypeError(`graphqlSchema: limits.${name} must be a positive integer`);
-  // One verdict per execution: keyed on the operation, then on this execution's variable values (a fresh object
-  // for each execution in graphql-js, even without variables), so a cached document is weighed for each request.
-  const verdicts = new WeakMap<object, WeakMap<object, Verdict>>();
-  const verdictOf = (info: GraphQLResolveInfo): Verdict => {
-    let byExecution = verdicts.get(info.operation);
-    if (!byExecution) {
-      byExecution = new WeakMap();
-      verdicts.set(info.operation, byExecution);
-    }
-    const key = (info.variableValues as object | null | undefined) ?? info.operation;
-    let verdict = byExecution.get(key);
-    if (!verdict) {
-      verdict = weigh(info, bounds);
-      byExecution.set(key, verdict);
-    }
-    return verdict;
-  };
+  const verdictOf = verdicts(bounds);
   // The admissions of the schema's engines (usually one: the engines of one ORM share it), in one fixed order.
   const admissions = [...new Set(engines.map((engine) => admissionOf(engine)))].filter(
     (admission): admission is Admission => admission !== undefined,
@@ -143,12 +128,47 @@ export function documentBudget(
   };
 }
 
-interface Verdict {
+/**
+ * Each execution's verdict, keyed on the operation, then on the execution's variable values (a fresh object for each
+ * execution in graphql-js, even without variables). An admitted operation's weight is also kept with its nodes and
+ * variable values (acrossExecutions): a kept document sent again with the same variables is not weighed again. A
+ * refusal is weighed each time.
+ */
+function verdicts(bounds: Bounds): (info: GraphQLResolveInfo) => Verdict {
+  const weighed = acrossExecutions(
+    (_: undefined, info: GraphQLResolveInfo) => weigh(info, bounds),
+    (info) => info.operation,
+    undefined,
+    (weight) => weight.error === undefined,
+  );
+  const verdicts = new WeakMap<object, WeakMap<object, Verdict>>();
+  return (info: GraphQLResolveInfo): Verdict => {
+    let byExecution = verdicts.get(info.operation);
+    if (!byExecution) {
+      byExecution = new WeakMap();
+      verdicts.set(info.operation, byExecution);
+    }
+    const key = (info.variableValues as object | null | undefined) ?? info.operation;
+    let verdict = byExecution.get(key);
+    if (!verdict) {
+      verdict = { ...weighed(undefined, info), reported: false };
+      byExecution.set(key, verdict);
+    }
+    return verdict;
+  };
+}
+
+/** What weighing an operation found: the error refusing it, or nothing; its list fields' weight and number. */
+interface Weight {
   readonly error?: unknown;
-  reported: boolean;
   /** The weight of the document's list fields together, and how many there are (each may hold a connection). */
   readonly weight: number;
   readonly fields: number;
+}
+
+/** One execution's verdict: its weight, and what its fields did with it. */
+interface Verdict extends Weight {
+  reported: boolean;
   /** The document's turn, once a field asked for it. */
   admission?: DocumentAdmission;
   /** When the document's first field started: the start of its one request deadline. */
@@ -156,7 +176,7 @@ interface Verdict {
 }
 
 /** Sum the work of every listql field of the operation and compare it with the bounds, in the order listed. */
-function weigh(info: GraphQLResolveInfo, bounds: Bounds): Verdict {
+function weigh(info: GraphQLResolveInfo, bounds: Bounds): Weight {
   const total = { maxFields: 0, maxStatements: 0, maxRows: 0, maxSubqueries: 0 };
   let weight = 0;
   try {
@@ -174,7 +194,7 @@ function weigh(info: GraphQLResolveInfo, bounds: Bounds): Verdict {
   } catch (err) {
     // A document too deep to walk (only when validation was skipped), or a fault: refuse it whole, run nothing.
     const error = err instanceof RangeError ? documentLimitError('maxDepth', err.message) : err;
-    return { error, reported: false, weight, fields: total.maxFields };
+    return { error, weight, fields: total.maxFields };
   }
   const messages: Record<keyof Bounds, string> = {
     maxFields: 'list fields',
@@ -185,9 +205,9 @@ function weigh(info: GraphQLResolveInfo, bounds: Bounds): Verdict {
   for (const name of Object.keys(messages) as (keyof Bounds)[])
     if (total[name] > bounds[name]) {
       const message = `the document needs ${total[name]} ${messages[name]}, more than ${bounds[name]} (${name})`;
-      return { error: documentLimitError(name, message), reported: false, weight, fields: total.maxFields };
+      return { error: documentLimitError(name, message), weight, fields: total.maxFields };
     }
-  return { reported: false, weight, fields: total.maxFields };
+  return { weight, fields: total.maxFields };
 }
 
 function priceOf(field: GraphQLField<unknown, unknown>): FieldPrice | undefined {

@@ -26,7 +26,8 @@ export interface DocumentLimitOptions {
   readonly maxDepth?: number | undefined;
   /**
    * Keep parsed and validated documents by their text (least recently used first out), so a repeated document
-   * skips graphql-js's parse and validation: `true` for the defaults, or bounds. Off by default.
+   * skips graphql-js's parse and validation, and its list fields reuse their engine requests: on by default (500
+   * documents, 4 MiB of sources), bounds to change them, `false` to parse and validate every document.
    */
   readonly cache?: boolean | DocumentCacheOptions | undefined;
 }
@@ -43,8 +44,8 @@ export interface DocumentLimits {
   /** The rule that bounds depth (graphql-http's and Apollo Server's `validationRules`, Yoga's `onValidate`). */
   readonly validationRules: readonly ValidationRule[];
   /**
-   * graphql-js's `validate`; with `cache`, it answers a document that `parse` returned from what it answered before
-   * for the same schema and rules (graphql-http's `validate`).
+   * graphql-js's `validate`; with the cache (the default), it answers a document that `parse` returned from what it
+   * answered before for the same schema and rules (graphql-http's `validate`).
    */
   readonly validate: typeof validate;
 }
@@ -54,9 +55,9 @@ export interface DocumentLimits {
  * `maxTokens`, and a validation rule that refuses operations nested deeper than `maxDepth`. Each refusal is one
  * GraphQL error with `extensions: { code: 'limit_exceeded', limit }`, naming the bound.
  *
- * With `cache`, a document within maxBytes that parses is kept by its text, with its validation errors per schema:
- * the same text sent again is neither parsed nor validated. A refused document is parsed again each time, and one
- * over maxBytes is never read.
+ * Unless `cache` is false, a document within maxBytes that parses is kept by its text, with its validation errors
+ * per schema: the same text sent again is neither parsed nor validated. A refused document is parsed again each
+ * time, and one over maxBytes is never read.
  *
  * @example createHandler({ schema, parse: limits.parse, validate: limits.validate, validationRules: limits.validationRules })
  */
@@ -71,7 +72,8 @@ export function documentLimits(options: DocumentLimitOptions = {}): DocumentLimi
     bounds[name as keyof typeof bounds] = value;
   }
   const { maxBytes, maxTokens, maxDepth } = bounds;
-  const cache = cacheOptions ? documentCache(cacheOptions === true ? {} : cacheOptions) : undefined;
+  const cache =
+    cacheOptions === false ? undefined : documentCache(typeof cacheOptions === 'object' ? cacheOptions : {});
   const boundedParse = (source: string | Source, parseOptions?: ParseOptions): DocumentNode => {
     const tokens = Math.min(maxTokens, parseOptions?.maxTokens ?? maxTokens);
     try {

@@ -1,7 +1,7 @@
 import type { FilterOptions } from '@mikro-orm/core';
 import { type GraphQLFieldConfig, GraphQLObjectType, type GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import type { EngineDescription } from '../engine/describe/endpoint.ts';
-import { type EdgesPage, edgesListerOf } from '../engine/page/edges.ts';
+import { type EdgesOptions, type EdgesPage, edgesListerOf } from '../engine/page/edges.ts';
 import type { AnyQueryBuilder } from '../plan/plan-query.ts';
 import { executionSignals, withSignals } from './abort.ts';
 import { attachAliases } from './aliases.ts';
@@ -13,8 +13,16 @@ import { toGraphQLError } from './errors.ts';
 import type { NodeTypes } from './node-source.ts';
 import { nodeType } from './node-type.ts';
 import { keyFilter, nodeField, type RelayEndpoint, relaySchema } from './relay.ts';
+import { acrossExecutions } from './request-cache.ts';
 import { connectionRequest, type TreeRequest } from './selection.ts';
 import { typeNames } from './type-names.ts';
+
+/**
+ * How a root field asks for its page: EdgesOptions, and `cursors: 'ends'` when no edge's cursor is selected, so that
+ * an engine that knows it encodes only the first item's and the last item's cursors (all `pageInfo` can show); an
+ * engine that does not encodes every item's, which serves `pageInfo` as well.
+ */
+type EdgeRequestOptions = { -readonly [K in keyof EdgesOptions]: EdgesOptions[K] } & { cursors?: 'all' | 'ends' };
 
 /** One request's base scope (tenant, authorization), MikroORM filter options, and the context for `search`. */
 export interface GraphQLListScope {
@@ -130,7 +138,8 @@ function rootField<Context>(
     const lister = edgesListerOf<Record<string, string>, object>(scoped);
     if (!lister) throw new TypeError('graphqlSchema: the engine is not a listql engine');
     const { backward, backwardLists } = request;
-    const options = backwardLists.length === 0 ? { backward } : { backward, backwardLists };
+    const options: EdgeRequestOptions = backwardLists.length === 0 ? { backward } : { backward, backwardLists };
+    if (!request.edgeCursors) options.cursors = 'ends';
     // The document's fields share one request deadline, counted from its first field's start.
     const ctx = { ...withSignals(scope.ctx, signals), requestStart: start };
     const result: EdgesPage = await lister(request.query, ctx, options);
@@ -174,30 +183,18 @@ function rootField<Context>(
 }
 
 /**
- * Remember a root field's translation for its execution: the document budget translates it to price it, then its
- * resolver sends it. Keyed on the field's first node and the execution's variable values (a fresh object for each
- * execution), which together fix the arguments and the selection.
+ * Remember a root field's translation: the document budget translates it to price it, then its resolver sends it,
+ * and a later execution of the same document nodes with the same variable values sends it again (acrossExecutions).
+ * Keyed on the field's first node and its merged nodes, which with the variables fix the arguments and the selection.
  */
 function translations<A>(
   translate: (args: A, info: GraphQLResolveInfo) => TreeRequest,
 ): (args: A, info: GraphQLResolveInfo) => TreeRequest {
-  const done = new WeakMap<object, WeakMap<object, TreeRequest>>();
-  return (args, info) => {
-    const node = info.fieldNodes[0];
-    const variables = info.variableValues as object | null | undefined;
-    if (!node || !variables) return translate(args, info);
-    let byExecution = done.get(node);
-    if (!byExecution) {
-      byExecution = new WeakMap();
-      done.set(node, byExecution);
-    }
-    let request = byExecution.get(variables);
-    if (!request) {
-      request = translate(args, info);
-      byExecution.set(variables, request);
-    }
-    return request;
-  };
+  return acrossExecutions(
+    translate,
+    (info) => info.fieldNodes[0] ?? info.operation,
+    (info) => info.fieldNodes,
+  );
 }
 
 /** The GraphQL error of a failed root field; a client that went away is not a server fault, and is not logged. */

@@ -22,6 +22,11 @@ export interface TreeRequest {
   readonly query: Record<string, string>;
   /** The root list pages backward (`last`/`before`). */
   readonly backward: boolean;
+  /**
+   * The root connection selects `edges { cursor }`: every item needs its cursor. Otherwise only `pageInfo`'s
+   * `startCursor` and `endCursor` can be asked for: the first item's and the last item's.
+   */
+  readonly edgeCursors: boolean;
   /** The dotted paths of nested lists that page backward. */
   readonly backwardLists: readonly string[];
   /** Per dotted path of a nested list in the request: its path of response keys, and whether it pages backward. */
@@ -58,7 +63,9 @@ export function connectionRequest(
   if (parts.totalCount && allowCount) state.query.count = 'true';
   const { text, aliases } = translateLevel(state, parts.node, parts.nodeSets, '', '');
   state.query.fields = text;
-  return { ...finish(state, aliases), backward };
+  // Frozen: one request may be sent by many executions of a kept document (schema.ts, translations).
+  Object.freeze(state.query);
+  return { ...finish(state, aliases), backward, edgeCursors: parts.edgeCursors };
 }
 
 /** Translate the selection of one object of `type` (Relay's `node`) into the `fields` and nested parameters. */
@@ -71,10 +78,10 @@ export function objectRequest(
   const state: State = { collect, variables, query: {}, backwardLists: [], lists: new Map() };
   const { text, aliases } = translateLevel(state, type, setsOf(fieldNodes), '', '');
   state.query.fields = text;
-  return { ...finish(state, aliases), backward: false };
+  return { ...finish(state, aliases), backward: false, edgeCursors: false };
 }
 
-function finish(state: State, aliases: AliasLevel | undefined): Omit<TreeRequest, 'backward'> {
+function finish(state: State, aliases: AliasLevel | undefined): Omit<TreeRequest, 'backward' | 'edgeCursors'> {
   const { query, backwardLists, lists } = state;
   return aliases === undefined ? { query, backwardLists, lists } : { query, backwardLists, lists, aliases };
 }
@@ -173,26 +180,33 @@ function nestedPart(state: State, at: Level, { key, field, nodes }: Nested, path
   return `${itemKey === source.relation ? '' : `${itemKey}:`}${source.relation}(${child.text})`;
 }
 
-/** The parts of a connection's selection: the node type, the selection sets of its nodes, and totalCount. */
+/**
+ * The parts of a connection's selection: the node type, the selection sets of its nodes, totalCount, and whether
+ * an edge's `cursor` is selected (under any alias, through fragments, as the execution's variables include it).
+ */
 function connectionParts(
   collect: FieldCollector,
   connection: GraphQLObjectType,
   sets: readonly (SelectionSetNode | undefined)[],
-): { node: GraphQLObjectType; nodeSets: (SelectionSetNode | undefined)[]; totalCount: boolean } {
+): { node: GraphQLObjectType; nodeSets: (SelectionSetNode | undefined)[]; totalCount: boolean; edgeCursors: boolean } {
   const fields = connection.getFields();
   const node = getNamedType(fields.nodes!.type) as GraphQLObjectType;
   const edge = getNamedType(fields.edges!.type) as GraphQLObjectType;
   const nodeSets: (SelectionSetNode | undefined)[] = [];
   let totalCount = false;
+  let edgeCursors = false;
   for (const nodes of collect(connection, sets).values()) {
     const fieldName = nodes[0]!.name.value;
     if (fieldName === 'nodes') nodeSets.push(...setsOf(nodes));
     else if (fieldName === 'totalCount') totalCount = true;
     else if (fieldName === 'edges')
-      for (const edgeNodes of collect(edge, setsOf(nodes)).values())
+      for (const edgeNodes of collect(edge, setsOf(nodes)).values()) {
         if (edgeNodes[0]!.name.value === 'node') nodeSets.push(...setsOf(edgeNodes));
+        // Any node of the key: a server that skips validation may merge `cursor` with another field.
+        if (edgeNodes.some((n) => n.name.value === 'cursor')) edgeCursors = true;
+      }
   }
-  return { node, nodeSets, totalCount };
+  return { node, nodeSets, totalCount, edgeCursors };
 }
 
 /**

@@ -171,7 +171,7 @@ eachDialect('graphql-document-cache', { entities: ENTITIES, seed }, (test) => {
   test('errors of invalid documents are the same with and without the cache, sent again or not', async ({ db }) => {
     const schema = schemaOf(db.orm.em.fork());
     const cached = await serve(schema, documentLimits({ ...STRICT, cache: true }));
-    const plain = await serve(schema, documentLimits(STRICT));
+    const plain = await serve(schema, documentLimits({ ...STRICT, cache: false }));
     try {
       for (const { name, query, extra } of INVALID) {
         const expected = await plain.post(query, extra);
@@ -300,8 +300,13 @@ bounded('validation results are kept per rule set: other rules, other errors', (
   assert.match(limits.validate(schema, unknown)[0]?.message ?? '', /^Cannot query field "c" on type "Query"/);
 });
 
-bounded('validate without the cache is graphql-js own; bounds must be positive integers', () => {
-  assert.is(documentLimits().validate, validate);
+bounded('the cache is on by default; validate without it is graphql-js own; bounds must be positive integers', () => {
+  assert.is.not(documentLimits().validate, validate);
+  const limits = documentLimits();
+  assert.is(limits.parse('{ a }'), limits.parse('{ a }'));
+  assert.is(documentLimits({ cache: false }).validate, validate);
+  const plain = documentLimits({ cache: false });
+  assert.is.not(plain.parse('{ a }'), plain.parse('{ a }'));
   assert.throws(() => documentLimits({ cache: { max: 0 } }), /cache\.max must be a positive integer/);
   assert.throws(() => documentLimits({ cache: { maxTotalBytes: 1.5 } }), /cache\.maxTotalBytes must be a positive/);
 });

@@ -2,12 +2,14 @@ import type { ResolvedQuery } from '../../bind/types.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { CursorKey, CursorPlan } from '../../keyset/cursor-plan.ts';
 import { continuePage } from '../../keyset/seek-page.ts';
+import { executeSendsToQuery } from '../../orm/compat.ts';
 import { compiledBuilder } from '../../orm/query-builder.ts';
 import { applyRootFilters } from '../../plan/entity-filters.ts';
 import type { Paging } from '../../plan/paging.ts';
 import { type AnyQueryBuilder, type ApplyOptions, filterFragment } from '../../plan/plan-query.ts';
 import type { ListContext } from '../config.ts';
 import type { Scope } from '../scope.ts';
+import type { Tree } from '../tree/index.ts';
 import {
   compiledPage,
   compilePage,
@@ -19,6 +21,12 @@ import {
 } from './compiled-page.ts';
 import { planData } from './data-plan.ts';
 import { applySearch } from './search.ts';
+
+/**
+ * The key under which a scoped engine builds a request's data statement and sends nothing (the request path's own
+ * cost, measured by `npm run bench`). Not part of the public interface.
+ */
+export const PAGE_STATEMENT: unique symbol = Symbol.for('listql.pageStatement') as never;
 
 /** The engine's own copy of the scope, shared by data and count: root filters, then the search. */
 export async function scopeCopy<C extends ListContext>(
@@ -53,6 +61,7 @@ export function compiledData<C extends ListContext>(
   options: ApplyOptions,
   shape: string,
   copy: () => Promise<AnyQueryBuilder>,
+  tree: Tree | undefined,
 ): (from: readonly CursorValue[] | undefined, backward: boolean) => Promise<PageStatement> {
   const { bound, keys } = scope;
   const filter = resolved.filter ? filterFragment(scope.base, bound, resolved.filter, options) : undefined;
@@ -62,7 +71,7 @@ export function compiledData<C extends ListContext>(
     let page = compiledPage(bound, key);
     if (page === undefined) {
       let same = true;
-      const marked = planData(scope, resolved, plan, await copy(), options, undefined, (fragment) => {
+      const marked = planData(scope, resolved, plan, await copy(), options, tree, (fragment) => {
         same &&= fragment.sql === filter?.sql && fragment.params.length === markers.length;
         return markers;
       });
@@ -71,9 +80,12 @@ export function compiledData<C extends ListContext>(
       page = same ? compilePage(qb.toQuery(), marked.keys, markers.length, from) : null;
       rememberPage(bound, key, page);
     }
-    if (page)
-      return { qb: compiledBuilder(scope.base, page.sql, fillPage(page, filter?.params, from)), keys: page.keys };
-    const data = planData(scope, resolved, plan, await copy(), options, undefined);
+    if (page) {
+      const qb = compiledBuilder(scope.base, page.sql, fillPage(page, filter?.params, from));
+      // The compiled text is sent through toQuery(): where execute() reads something else, plan afresh.
+      if (await executeSendsToQuery(qb)) return { qb, keys: page.keys };
+    }
+    const data = planData(scope, resolved, plan, await copy(), options, tree);
     return {
       qb: continuePage(data.qb, keys.dialect, bound.platform, data.keys, paging, from, backward),
       keys: data.keys,

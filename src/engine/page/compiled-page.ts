@@ -2,7 +2,6 @@ import type { FilterOptions } from '@mikro-orm/core';
 import type { BoundSchema, ResolvedQuery } from '../../bind/types.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { CursorKey, CursorPlan } from '../../keyset/cursor-plan.ts';
-import { executeSendsToQuery } from '../../orm/compat.ts';
 import { plainKey } from '../../orm/plain-key.ts';
 import { builderKey } from '../../orm/qb-state.ts';
 import { entityManagerOf } from '../../orm/query-builder.ts';
@@ -50,8 +49,8 @@ const caches = new WeakMap<BoundSchema, Map<string, CompiledPage | null>>();
 /**
  * The shape of a listing's data statements apart from its filter and its cursor position, or undefined when they
  * are planned afresh on every request: compiling is off, the request searches (the application's search callback
- * changes the builder as it likes) or selects nested lists, the base scope's state is not plain data, the execution
- * route is not the one compiled text can take, or a MikroORM filter condition in force is not plain data.
+ * changes the builder as it likes), the base scope's state is not plain data, or a MikroORM filter condition in force
+ * is not plain data. (Where execute() does not send what toQuery() answers, compiledData() plans afresh too.)
  */
 export async function listingShape<C extends ListContext>(
   scope: Scope<C>,
@@ -59,11 +58,14 @@ export async function listingShape<C extends ListContext>(
   plan: CursorPlan,
   paging: Paging,
   filterConditions: FilterConditions | undefined,
+  links: readonly CursorKey[] | undefined,
 ): Promise<string | undefined> {
-  if (!scope.settings.compileStatements || resolved.search !== undefined || resolved.selections?.length)
-    return undefined;
+  if (!scope.settings.compileStatements || resolved.search !== undefined) return undefined;
+  // Nested selections read their link columns beside the page's own keys: part of the statement's shape.
+  const linked = links?.map((k) => plainKey([k.sort.column, k.sort.alias ?? null, k.shape]));
+  if (linked?.includes(undefined) || (resolved.selections?.length && !links)) return undefined;
   const base = builderKey(scope.base);
-  if (base === undefined || !(await executeSendsToQuery(scope.base))) return undefined;
+  if (base === undefined) return undefined;
   const root = await rootConditionKey(scope.base, scope.filters);
   if (root === undefined) return undefined;
   const related: unknown[] = [];
@@ -81,6 +83,7 @@ export async function listingShape<C extends ListContext>(
     paging.limit,
     paging.offset ?? null,
     resolved.fields?.map((f) => [f.property, f.implied === true]) ?? null,
+    linked ?? null,
   ]);
 }
 

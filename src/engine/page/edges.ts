@@ -30,6 +30,11 @@ export interface EdgesOptions {
    * direction its token names.
    */
   readonly backwardLists?: readonly string[];
+  /**
+   * `'all'` (the default): a cursor after every item. `'ends'`: after the first and the last item only (what
+   * `pageInfo` needs when no edge's cursor is selected); EdgesPage.cursors then holds at most those two.
+   */
+  readonly cursors?: 'all' | 'ends';
 }
 
 /** What a scoped engine answers under LIST_EDGES: list() with a cursor per item. */
@@ -46,7 +51,7 @@ export async function listEdges<C extends ListContext>(
   const lists = directed ? new Set(options.backwardLists) : undefined;
   const listing = await openListing(scope, parsed, ctx, false, undefined, lists);
   const backward = options.backward ?? listing.backward;
-  const data = await listing.fetch(listing.after, { cursors: true, backward });
+  const data = await listing.fetch(listing.after, { cursors: options.cursors === 'ends' ? 'ends' : true, backward });
   const count = listing.resolved.count ? await listing.count() : undefined;
   return { page: pageOf(listing.paging, data, count), cursors: data.cursors ?? [] };
 }

@@ -1,9 +1,6 @@
 import type { ResolvedQuery } from '../../bind/types.ts';
-import { type Dialect, renewDeadline, type StatementGuard, statementGuard } from '../../dialect/index.ts';
-import { turnPage } from '../../keyset/backward.ts';
+import { type Dialect, renewDeadline, statementGuard } from '../../dialect/index.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
-import { type CursorPlan, cursorAfter, cursorBefore } from '../../keyset/cursor-plan.ts';
-import { dropKeys, takeKeys } from '../../keyset/key-columns.ts';
 import { continuePage } from '../../keyset/seek-page.ts';
 import { inTransaction, useConnection } from '../../orm/connection.ts';
 import { readConnection } from '../../orm/replicas.ts';
@@ -11,43 +8,21 @@ import { prepareFilters, reachesRelation } from '../../plan/entity-filters.ts';
 import type { Paging } from '../../plan/paging.ts';
 import type { ApplyOptions } from '../../plan/plan-query.ts';
 import type { ParsedQuery } from '../../syntax/ast.ts';
-import { runAbortable, throwIfAborted } from '../abort.ts';
+import { throwIfAborted } from '../abort.ts';
 import type { ListContext } from '../config.ts';
 import { checkEstimateAvailable, estimateQuery, estimateRows } from '../count/estimate.ts';
 import { countQuery, countRows } from '../count/exact.ts';
 import { type ExplainedStatement, type Explanation, explainStatement } from '../describe/explain.ts';
-import { executeOwned } from '../execute.ts';
-import { checkPlan } from '../plan-check.ts';
 import type { Scope } from '../scope.ts';
-import { type Item, serializeRows } from '../serialize.ts';
-import { explainTree, fillTree, openTree, type Tree, takeTreeLinks } from '../tree/index.ts';
+import { explainTree, fillTree, openTree } from '../tree/index.ts';
 import { checkRequest } from './check-request.ts';
 import { compiledData, type PageStatement, scopeCopy } from './compiled-data.ts';
 import { listingShape } from './compiled-page.ts';
 import { planData } from './data-plan.ts';
+import { type FetchOptions, fetchPage, type PageData } from './fetch-page.ts';
 import { itemKeys, projectItems } from './picked-fields.ts';
 
-/** One page of rows turned into items, and where the next page starts. */
-export interface PageData {
-  readonly items: Item[];
-  /** Forward: more rows follow the page. Backward: more rows precede it. */
-  readonly hasMore: boolean;
-  readonly nextCursor?: string;
-  /** Pages back from the first item (see docs/pagination.md for when it is present). */
-  readonly prevCursor?: string;
-  /** The key values nextCursor carries, so a walk continues without decoding its own cursor. */
-  readonly nextKeys?: readonly CursorValue[];
-  /** With `{ cursors: true }`: per item, the cursor that continues after it (GraphQL edges). */
-  readonly cursors?: readonly string[];
-}
-
-/** Options of one fetch. */
-export interface FetchOptions {
-  /** Encode a cursor after every item, not only after the last (GraphQL edges need one per item). */
-  readonly cursors?: boolean;
-  /** Read the `limit` rows before the given key values instead of after them (a backward cursor), or the last ones. */
-  readonly backward?: boolean;
-}
+export type { FetchOptions, PageData } from './fetch-page.ts';
 
 /**
  * A request checked in full and planned once: list() fetches one page of it, a walk fetches page after page with
@@ -69,6 +44,8 @@ export interface Listing {
   count(): Promise<number>;
   /** Build the statements the first fetch and the count would send, and run nothing. */
   explain(): Promise<Explanation>;
+  /** The data statement the first fetch sends (text and values, as MikroORM renders them), built as fetch builds it. */
+  statement(): Promise<{ readonly sql: string; readonly params: readonly unknown[] } | undefined>;
 }
 
 /**
@@ -108,7 +85,9 @@ export async function openListing<C extends ListContext>(
   const planned = pageSize === undefined ? resolved : { ...resolved, limit: paging.limit };
   const reads = paging.limit > 0;
   // Data statements of a known shape are sent as compiled text (compiled-page.ts); others are planned here.
-  const shape = reads ? await listingShape(scope, planned, plan, paging, options.filterConditions) : undefined;
+  const shape = reads
+    ? await listingShape(scope, planned, plan, paging, options.filterConditions, tree?.links)
+    : undefined;
   const copy = () => scopeCopy(scope, ctx, resolved);
   // The count takes its own copy of the scope before any data query is planned into it.
   const scoped = resolved.count || (reads && shape === undefined) ? await copy() : undefined;
@@ -120,7 +99,8 @@ export async function openListing<C extends ListContext>(
     : readConnection(scope.base, settings.replicaFallback, guard);
   if (connection && counter) useConnection(counter, connection);
   const cold = reads && shape === undefined ? planData(scope, planned, plan, scoped!, options, tree) : undefined;
-  const compiled = shape === undefined ? undefined : compiledData(scope, planned, plan, paging, options, shape, copy);
+  const compiled =
+    shape === undefined ? undefined : compiledData(scope, planned, plan, paging, options, shape, copy, tree);
   let used = false;
   const statement = (from: readonly CursorValue[] | undefined, back: boolean): Promise<PageStatement> => {
     if (compiled) return compiled(from, back);
@@ -146,7 +126,8 @@ export async function openListing<C extends ListContext>(
       const items = resolved.fields ? projectItems(page.items, itemKeys(bound, resolved.fields)) : page.items;
       if (!tree) return resolved.fields ? { ...page, items } : page;
       const { links, ...rest } = page;
-      const run = { guard: paged, connection, em: scope.em, cursors: fetchOptions.cursors === true };
+      // Nested connections encode a cursor per edge whenever the top level asked for any.
+      const run = { guard: paged, connection, em: scope.em, cursors: Boolean(fetchOptions.cursors) };
       await fillTree(run, tree, items, links ?? []);
       return { ...rest, items };
     },
@@ -169,6 +150,9 @@ export async function openListing<C extends ListContext>(
       if (tree) explained.levels = await explainTree(tree);
       return explained;
     },
+    async statement() {
+      return reads ? (await statement(after, backward)).qb.toQuery() : undefined;
+    },
     async count() {
       if (!counter) throw new Error('listql: count() of a request that did not ask for it');
       if (resolved.count === 'estimated')
@@ -176,52 +160,6 @@ export async function openListing<C extends ListContext>(
       return countRows(counter, bound, resolved.filter, options, guard);
     },
   };
-}
-
-async function fetchPage<C extends ListContext>(
-  scope: Scope<C>,
-  plan: CursorPlan,
-  statement: PageStatement,
-  paging: Paging,
-  after: readonly CursorValue[] | undefined,
-  guard: StatementGuard,
-  connection: object | undefined,
-  options: FetchOptions,
-  tree: Tree | undefined,
-): Promise<PageData & { readonly links?: CursorValue[][] }> {
-  const backward = options.backward === true;
-  const { qb, keys } = statement;
-  if (connection) useConnection(qb, connection);
-  await checkPlan(scope.settings, qb, guard);
-  const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, guard));
-
-  const { rows: pageRows, hasPrevious, hasNext, hasMore } = turnPage(rows, paging, after !== undefined, backward);
-  const rowKeys = options.cursors || pageRows.length === 1 ? pageRows.map((row) => takeKeys(row, keys)) : undefined;
-  const first = pageRows[0];
-  const last = pageRows.at(-1);
-  const prevKeys = hasPrevious && first ? (rowKeys?.[0] ?? takeKeys(first, keys)) : undefined;
-  const nextKeys = hasNext && last ? (rowKeys?.at(-1) ?? takeKeys(last, keys)) : undefined;
-  const nextCursor = nextKeys && cursorAfter(plan, nextKeys);
-  const prevCursor = prevKeys && cursorBefore(plan, prevKeys);
-  const cursors = options.cursors ? rowKeys?.map((values) => cursorAfter(plan, values)) : undefined;
-  // Nested selections: each row's link values, taken out before its item is written.
-  const links = tree ? pageRows.map((row) => takeTreeLinks(row, tree)) : undefined;
-  // The item writer reads entity properties only; hydration gets rows without the key columns.
-  const items =
-    scope.writer?.(pageRows) ??
-    serializeRows(
-      scope.em,
-      scope.bound.meta.class,
-      pageRows.map((row) => dropKeys(row, keys)),
-    );
-  const data: PageData = {
-    items,
-    hasMore,
-    ...(nextKeys === undefined ? {} : { nextCursor: nextCursor!, nextKeys }),
-    ...(prevCursor === undefined ? {} : { prevCursor }),
-  };
-  if (links) return { ...data, ...(cursors ? { cursors } : {}), links };
-  return cursors ? { ...data, cursors } : data;
 }
 
 /** The statement an estimated count sends: the rows query behind the EXPLAIN prefix. */

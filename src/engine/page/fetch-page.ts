@@ -1,0 +1,114 @@
+import type { StatementGuard } from '../../dialect/index.ts';
+import { turnPage } from '../../keyset/backward.ts';
+import type { CursorValue } from '../../keyset/cursor-codec.ts';
+import { type CursorPlan, cursorAfter, cursorBefore } from '../../keyset/cursor-plan.ts';
+import { dropKeys, takeKeys } from '../../keyset/key-columns.ts';
+import { useConnection } from '../../orm/connection.ts';
+import type { Paging } from '../../plan/paging.ts';
+import { runAbortable } from '../abort.ts';
+import type { ListContext } from '../config.ts';
+import { executeOwned } from '../execute.ts';
+import { checkPlan } from '../plan-check.ts';
+import type { Scope } from '../scope.ts';
+import { type Item, serializeRows } from '../serialize.ts';
+import { type Tree, takeTreeLinks } from '../tree/index.ts';
+import type { PageStatement } from './compiled-data.ts';
+
+/** One page of rows turned into items, and where the next page starts. */
+export interface PageData {
+  readonly items: Item[];
+  /** Forward: more rows follow the page. Backward: more rows precede it. */
+  readonly hasMore: boolean;
+  readonly nextCursor?: string;
+  /** Pages back from the first item (see docs/pagination.md for when it is present). */
+  readonly prevCursor?: string;
+  /** The key values nextCursor carries, so a walk continues without decoding its own cursor. */
+  readonly nextKeys?: readonly CursorValue[];
+  /**
+   * With `{ cursors: true }`: per item, the cursor that continues after it (GraphQL edges). With `'ends'`: the first
+   * and the last item's only (none for an empty page, one for a page of one item).
+   */
+  readonly cursors?: readonly string[];
+}
+
+/** Options of one fetch. */
+export interface FetchOptions {
+  /** Encode a cursor after every item, not only after the last (GraphQL edges need one per item). */
+  readonly cursors?: boolean | 'ends';
+  /** Read the `limit` rows before the given key values instead of after them (a backward cursor), or the last ones. */
+  readonly backward?: boolean;
+}
+
+/**
+ * Run a page's statement and turn its rows into the page: whether more rows follow (or precede), the cursors at its
+ * ends (or after every item, or after the first and last, as asked), the nested selections' link values, and the
+ * items (written straight from rows where the entity allows it, else hydrated and serialized).
+ */
+export async function fetchPage<C extends ListContext>(
+  scope: Scope<C>,
+  plan: CursorPlan,
+  statement: PageStatement,
+  paging: Paging,
+  after: readonly CursorValue[] | undefined,
+  guard: StatementGuard,
+  connection: object | undefined,
+  options: FetchOptions,
+  tree: Tree | undefined,
+): Promise<PageData & { readonly links?: CursorValue[][] }> {
+  const backward = options.backward === true;
+  const { qb, keys } = statement;
+  if (connection) useConnection(qb, connection);
+  await checkPlan(scope.settings, qb, guard);
+  const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, guard));
+
+  const { rows: pageRows, hasPrevious, hasNext, hasMore } = turnPage(rows, paging, after !== undefined, backward);
+  const ends = options.cursors === 'ends';
+  const rowKeys =
+    options.cursors === true || pageRows.length === 1 ? pageRows.map((row) => takeKeys(row, keys)) : undefined;
+  const first = pageRows[0];
+  const last = pageRows.at(-1);
+  const firstKeys = first && (hasPrevious || ends) ? (rowKeys?.[0] ?? takeKeys(first, keys)) : undefined;
+  const lastKeys = last && (hasNext || ends) ? (rowKeys?.at(-1) ?? takeKeys(last, keys)) : undefined;
+  const prevKeys = hasPrevious ? firstKeys : undefined;
+  const nextKeys = hasNext ? lastKeys : undefined;
+  const nextCursor = nextKeys && cursorAfter(plan, nextKeys);
+  const prevCursor = prevKeys && cursorBefore(plan, prevKeys);
+  const cursors =
+    options.cursors === true
+      ? rowKeys?.map((values) => cursorAfter(plan, values))
+      : ends
+        ? endCursors(plan, firstKeys, lastKeys, pageRows.length, nextCursor)
+        : undefined;
+  // Nested selections: each row's link values, taken out before its item is written.
+  const links = tree ? pageRows.map((row) => takeTreeLinks(row, tree)) : undefined;
+  // The item writer reads entity properties only; hydration gets rows without the key columns.
+  const items =
+    scope.writer?.(pageRows) ??
+    serializeRows(
+      scope.em,
+      scope.bound.meta.class,
+      pageRows.map((row) => dropKeys(row, keys)),
+    );
+  const data: PageData = {
+    items,
+    hasMore,
+    ...(nextKeys === undefined ? {} : { nextCursor: nextCursor!, nextKeys }),
+    ...(prevCursor === undefined ? {} : { prevCursor }),
+  };
+  if (links) return { ...data, ...(cursors ? { cursors } : {}), links };
+  return cursors ? { ...data, cursors } : data;
+}
+
+/** The cursors after a page's first and last items (one for a page of one item, none for an empty page). */
+function endCursors(
+  plan: CursorPlan,
+  first: readonly CursorValue[] | undefined,
+  last: readonly CursorValue[] | undefined,
+  rows: number,
+  nextCursor: string | undefined,
+): string[] {
+  if (rows === 0 || !first) return [];
+  const head = cursorAfter(plan, first);
+  if (rows === 1 || !last) return [head];
+  return [head, nextCursor ?? cursorAfter(plan, last)];
+}
