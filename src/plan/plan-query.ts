@@ -106,8 +106,9 @@ export function applyFilter(
   bound: BoundSchema,
   filter: ResolvedFilter,
   options: ApplyOptions = {},
+  filterParams?: FilterParams,
 ): void {
-  andWhereFilter(qb, bound, filter, subQueryContext(qb, bound, options));
+  andWhereFilter(qb, bound, filter, subQueryContext(qb, bound, options), filterParams);
 }
 
 /**

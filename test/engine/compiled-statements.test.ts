@@ -80,6 +80,21 @@ eachDialect('compiled statements', { entities: walkEntities, seed: seedWalk }, (
     assert.ok(compiledPages(entryPolicy.bind(em)) >= shapes.length);
   });
 
+  test('exact counts compile too: one count text per shape, the counts of a fresh plan', async ({ em }) => {
+    const { hot, cold } = engines(em);
+    const texts = new Set<string>();
+    for (const v of [0, 1, 2, 3, 1]) {
+      const query = { filter: `score gt ${v} or tags/any(t: t/name eq 'red')`, count: 'true', limit: '2' };
+      const got = await captureDriver(() => hot.from(base(em.fork())).list(query));
+      assert.equal(got.result, await cold.from(base(em.fork())).list(query), JSON.stringify(query));
+      const counts = got.calls.filter((c) => /count\(/i.test(c.sql));
+      assert.is(counts.length, 1);
+      texts.add(counts[0]!.sql);
+      assert.ok(counts[0]!.values.includes('red'));
+    }
+    assert.is(texts.size, 1);
+  });
+
   test('every client value is a bound parameter of the compiled statement', async ({ em }) => {
     const { hot } = engines(em);
     const query = { filter: "title eq 'c_' or title contains 'a%' or score eq 987654", sort: '-score' };

@@ -1,6 +1,6 @@
 import type { BoundSchema, ResolvedFilter } from '../../bind/types.ts';
 import type { StatementGuard } from '../../dialect/index.ts';
-import { type AnyQueryBuilder, type ApplyOptions, applyFilter } from '../../plan/plan-query.ts';
+import { type AnyQueryBuilder, type ApplyOptions, applyFilter, type FilterParams } from '../../plan/plan-query.ts';
 import { runAbortable } from '../abort.ts';
 import { executeCountOwned, shapeCount } from '../execute.ts';
 
@@ -26,7 +26,8 @@ export function countQuery(
   bound: BoundSchema,
   filter: ResolvedFilter | undefined,
   options: ApplyOptions,
+  filterParams?: FilterParams,
 ): AnyQueryBuilder {
-  if (filter) applyFilter(qb, bound, filter, options);
+  if (filter) applyFilter(qb, bound, filter, options, filterParams);
   return shapeCount(qb);
 }

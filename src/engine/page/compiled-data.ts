@@ -5,9 +5,11 @@ import { continuePage } from '../../keyset/seek-page.ts';
 import { executeSendsToQuery } from '../../orm/compat.ts';
 import { compiledBuilder } from '../../orm/query-builder.ts';
 import { applyRootFilters } from '../../plan/entity-filters.ts';
+import type { SqlFragment } from '../../plan/fragment.ts';
 import type { Paging } from '../../plan/paging.ts';
-import { type AnyQueryBuilder, type ApplyOptions, filterFragment } from '../../plan/plan-query.ts';
+import type { AnyQueryBuilder, ApplyOptions } from '../../plan/plan-query.ts';
 import type { ListContext } from '../config.ts';
+import { countQuery } from '../count/exact.ts';
 import type { Scope } from '../scope.ts';
 import type { Tree } from '../tree/index.ts';
 import {
@@ -60,24 +62,21 @@ export function compiledData<C extends ListContext>(
   paging: Paging,
   options: ApplyOptions,
   shape: string,
+  filter: SqlFragment | undefined,
   copy: () => Promise<AnyQueryBuilder>,
   tree: Tree | undefined,
 ): (from: readonly CursorValue[] | undefined, backward: boolean) => Promise<PageStatement> {
   const { bound, keys } = scope;
-  const filter = resolved.filter ? filterFragment(scope.base, bound, resolved.filter, options) : undefined;
   const markers = filterMarkers(filter?.params.length ?? 0);
   return async (from, backward) => {
     const key = statementKey(shape, filter, from, backward);
     let page = compiledPage(bound, key);
     if (page === undefined) {
-      let same = true;
-      const marked = planData(scope, resolved, plan, await copy(), options, tree, (fragment) => {
-        same &&= fragment.sql === filter?.sql && fragment.params.length === markers.length;
-        return markers;
-      });
+      const check = markedFilter(filter, markers);
+      const marked = planData(scope, resolved, plan, await copy(), options, tree, check.params);
       const at = keyMarkers(from);
       const qb = continuePage(marked.qb, keys.dialect, bound.platform, marked.keys, paging, at, backward);
-      page = same ? compilePage(qb.toQuery(), marked.keys, markers.length, from) : null;
+      page = check.same() ? compilePage(qb.toQuery(), marked.keys, markers.length, from) : null;
       rememberPage(bound, key, page);
     }
     if (page) {
@@ -90,5 +89,48 @@ export function compiledData<C extends ListContext>(
       qb: continuePage(data.qb, keys.dialect, bound.platform, data.keys, paging, from, backward),
       keys: data.keys,
     };
+  };
+}
+
+/**
+ * The exact count of a listing whose shape compiles, as the data statement is: compiled on first use with markers in
+ * place of the filter's values, then sent with this request's values. The builder answers executeCountOwned().
+ */
+export function compiledCount<C extends ListContext>(
+  scope: Scope<C>,
+  resolved: ResolvedQuery,
+  options: ApplyOptions,
+  shape: string,
+  filter: SqlFragment | undefined,
+  copy: () => Promise<AnyQueryBuilder>,
+): () => Promise<AnyQueryBuilder> {
+  const { bound } = scope;
+  const markers = filterMarkers(filter?.params.length ?? 0);
+  const key = `count\u0001${statementKey(shape, filter, undefined, false)}`;
+  return async () => {
+    let page = compiledPage(bound, key);
+    if (page === undefined) {
+      const check = markedFilter(filter, markers);
+      const qb = countQuery(await copy(), bound, resolved.filter, options, check.params);
+      page = check.same() ? compilePage(qb.toQuery(), [], markers.length, undefined) : null;
+      rememberPage(bound, key, page);
+    }
+    if (page) {
+      const qb = compiledBuilder(scope.base, page.sql, fillPage(page, filter?.params, undefined));
+      if (await executeSendsToQuery(qb)) return qb;
+    }
+    return countQuery(await copy(), bound, resolved.filter, options);
+  };
+}
+
+/** The marker hook of a compilation, and whether the filter it planned was the request's own (same SQL, same values). */
+function markedFilter(filter: SqlFragment | undefined, markers: readonly string[]) {
+  let same = true;
+  return {
+    params: (fragment: SqlFragment) => {
+      same &&= fragment.sql === filter?.sql && fragment.params.length === markers.length;
+      return markers;
+    },
+    same: () => same && (filter === undefined || markers.length === filter.params.length),
   };
 }

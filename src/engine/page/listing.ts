@@ -6,17 +6,18 @@ import { inTransaction, useConnection } from '../../orm/connection.ts';
 import { readConnection } from '../../orm/replicas.ts';
 import { prepareFilters, reachesRelation } from '../../plan/entity-filters.ts';
 import type { Paging } from '../../plan/paging.ts';
-import type { ApplyOptions } from '../../plan/plan-query.ts';
+import { type ApplyOptions, filterFragment } from '../../plan/plan-query.ts';
 import type { ParsedQuery } from '../../syntax/ast.ts';
-import { throwIfAborted } from '../abort.ts';
+import { runAbortable, throwIfAborted } from '../abort.ts';
 import type { ListContext } from '../config.ts';
 import { checkEstimateAvailable, estimateQuery, estimateRows } from '../count/estimate.ts';
 import { countQuery, countRows } from '../count/exact.ts';
 import { type ExplainedStatement, type Explanation, explainStatement } from '../describe/explain.ts';
+import { executeCountOwned } from '../execute.ts';
 import type { Scope } from '../scope.ts';
 import { explainTree, fillTree, openTree } from '../tree/index.ts';
 import { checkRequest } from './check-request.ts';
-import { compiledData, type PageStatement, scopeCopy } from './compiled-data.ts';
+import { compiledCount, compiledData, type PageStatement, scopeCopy } from './compiled-data.ts';
 import { listingShape } from './compiled-page.ts';
 import { planData } from './data-plan.ts';
 import { type FetchOptions, fetchPage, type PageData } from './fetch-page.ts';
@@ -84,14 +85,18 @@ export async function openListing<C extends ListContext>(
     options.filterConditions = await prepareFilters(scope.base, bound, resolved, scope.filters);
   const planned = pageSize === undefined ? resolved : { ...resolved, limit: paging.limit };
   const reads = paging.limit > 0;
-  // Data statements of a known shape are sent as compiled text (compiled-page.ts); others are planned here.
-  const shape = reads
-    ? await listingShape(scope, planned, plan, paging, options.filterConditions, tree?.links)
-    : undefined;
+  // Data statements (and exact counts) of a known shape are sent as compiled text (compiled-page.ts).
+  const shape =
+    reads || resolved.count === true
+      ? await listingShape(scope, planned, plan, paging, options.filterConditions, tree?.links)
+      : undefined;
+  const filter =
+    shape !== undefined && planned.filter ? filterFragment(scope.base, bound, planned.filter, options) : undefined;
   const copy = () => scopeCopy(scope, ctx, resolved);
+  const compiledCounts = shape !== undefined && resolved.count === true;
   // The count takes its own copy of the scope before any data query is planned into it.
-  const scoped = resolved.count || (reads && shape === undefined) ? await copy() : undefined;
-  const counter = resolved.count ? scoped!.clone() : undefined;
+  const scoped = (resolved.count && !compiledCounts) || (reads && shape === undefined) ? await copy() : undefined;
+  const counter = resolved.count && !compiledCounts ? scoped!.clone() : undefined;
   // MikroORM picks a read replica at random per query: one request (a walk's pages, the count) stays on the one
   // it picks first, so pages never mix replicas with different lag. In a transaction it runs on the transaction.
   const connection = inTransaction(scope.base)
@@ -100,7 +105,10 @@ export async function openListing<C extends ListContext>(
   if (connection && counter) useConnection(counter, connection);
   const cold = reads && shape === undefined ? planData(scope, planned, plan, scoped!, options, tree) : undefined;
   const compiled =
-    shape === undefined ? undefined : compiledData(scope, planned, plan, paging, options, shape, copy, tree);
+    reads && shape !== undefined
+      ? compiledData(scope, planned, plan, paging, options, shape, filter, copy, tree)
+      : undefined;
+  const countStatement = compiledCounts ? compiledCount(scope, planned, options, shape, filter, copy) : undefined;
   let used = false;
   const statement = (from: readonly CursorValue[] | undefined, back: boolean): Promise<PageStatement> => {
     if (compiled) return compiled(from, back);
@@ -139,14 +147,15 @@ export async function openListing<C extends ListContext>(
         const continued = continuePage(qb, keys.dialect, bound.platform, data.keys, paging, after, backward);
         explained.data = await explainStatement(continued, 'all');
       }
-      if (counter)
+      const counted = counter ?? (resolved.count ? await copy() : undefined);
+      if (counted)
         explained.count =
           resolved.count === 'estimated'
             ? prefixed(
                 scope.keys.dialect,
-                await explainStatement(estimateQuery(counter.clone(), bound, resolved.filter, options), 'all'),
+                await explainStatement(estimateQuery(counted.clone(), bound, resolved.filter, options), 'all'),
               )
-            : await explainStatement(countQuery(counter.clone(), bound, resolved.filter, options), 'get', false);
+            : await explainStatement(countQuery(counted.clone(), bound, resolved.filter, options), 'get', false);
       if (tree) explained.levels = await explainTree(tree);
       return explained;
     },
@@ -154,6 +163,11 @@ export async function openListing<C extends ListContext>(
       return reads ? (await statement(after, backward)).qb.toQuery() : undefined;
     },
     async count() {
+      if (countStatement) {
+        const qb = await countStatement();
+        if (connection) useConnection(qb, connection);
+        return runAbortable(guard.signal, () => executeCountOwned(qb, guard));
+      }
       if (!counter) throw new Error('listql: count() of a request that did not ask for it');
       if (resolved.count === 'estimated')
         return estimateRows(counter, bound, resolved.filter, options, guard, scope.keys.dialect);
