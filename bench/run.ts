@@ -2,7 +2,7 @@
  * `npm run bench`: the figures of DESIGN §10, each measured side by side in one run and printed as a ratio, with
  * the spread (half the interquartile range over the median) stated as noise. See docs/performance.md.
  *
- * Sizes can be lowered for a quick look: BENCH_ROWS (default 1,000,000 rows on PostgreSQL and MariaDB),
+ * Sizes can be lowered for a quick look: BENCH_ROWS (default 1,000,000 rows on PostgreSQL and MariaDB, and for the SQLite export),
  * BENCH_SMALL (10,000). PostgreSQL and MariaDB are found as the tests find them (LISTQL_PG_URL and LISTQL_MYSQL_URL,
  * else the local servers); each run uses its own databases. BENCH_DIALECTS=mariadb (or any comma-separated list of
  * sqlite, postgresql, mariadb) runs only those databases' sections.
@@ -13,12 +13,15 @@ import { benchBurst } from './burst.ts';
 import { benchClientSize } from './client-size.ts';
 import { benchEstimatedCount } from './count.ts';
 import { loadBooks } from './data.ts';
-import { benchDeepPages, benchOverhead, benchWalk, createAdvisedIndexes } from './engine.ts';
+import { BENCH_SORTS, benchDeepPages, benchOverhead, benchWalk, createAdvisedIndexes } from './engine.ts';
 import { benchExport } from './export.ts';
+import { benchFlatPeers } from './flat-peers.ts';
 import { benchImport } from './import.ts';
 import { benchLoopDelay } from './loop-delay.ts';
 import { benchEntities } from './model.ts';
 import { benchParse } from './parse.ts';
+import { benchRequestPath } from './request-path.ts';
+import { benchThroughput } from './throughput.ts';
 import { benchTrees } from './tree.ts';
 import { benchWorst } from './worst.ts';
 
@@ -54,11 +57,31 @@ if (on('sqlite')) {
   const sqlite = await SqliteORM.init({ entities: benchEntities, dbName: ':memory:' });
   await sqlite.schema.create();
   await loadBooks(sqlite, 'sqlite', SMALL);
-  await createAdvisedIndexes(sqlite, ['-score', '-createdAt']);
+  await createAdvisedIndexes(sqlite, BENCH_SORTS);
   section('Parse, bind and plan (microseconds per call)', benchParse(sqlite));
+  section(
+    'Request path before SQL: parameters to the data statement (microseconds per request)',
+    await benchRequestPath(sqlite),
+  );
   section('Engine overhead, SQLite', await benchOverhead(sqlite, 'SQLite'));
   section('Full walk against em.findByCursor, SQLite', await benchWalk(sqlite, 'SQLite', 100));
   await sqlite.close();
+  // SQLite, large table: the export walk against better-sqlite3's own iterate() of the same SELECT.
+  const large = await SqliteORM.init({ entities: benchEntities, dbName: ':memory:' });
+  await large.schema.create();
+  await loadBooks(large, 'sqlite', ROWS);
+  section('Export walk, SQLite', await benchExport(large, 'sqlite'));
+  // Deep pages on the same table, with the indexes a user would create for the bench's sorts.
+  const t0 = performance.now();
+  await createAdvisedIndexes(large, BENCH_SORTS);
+  console.log(
+    `\n(SQLite: indexed ${ROWS.toLocaleString('en-US')} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+  );
+  section(
+    `Deep pages, SQLite, ${ROWS.toLocaleString('en-US')} rows`,
+    await benchDeepPages(large, Math.floor(ROWS * 0.9), BENCH_SORTS, 'SQLite'),
+  );
+  await large.close();
 }
 
 if (on('postgresql')) await benchPostgres();
@@ -81,6 +104,15 @@ if (on('mariadb')) await benchMariaDb();
     const lines = trees[dialect];
     if (lines) section(`Nested trees, ${names[dialect]}`, lines);
   }
+  // Flat pages beside PostGraphile: BENCH_ROWS / 10 books, one client, over the same node:http stack (PostgreSQL).
+  if (on('postgresql'))
+    section('Flat pages beside PostGraphile, PostgreSQL', await benchFlatPeers(Math.max(1000, Math.floor(ROWS / 10))));
+}
+{
+  // Throughput: the bookstore's /books against a hand-written Express + MikroORM endpoint, 32 keep-alive clients.
+  const rates = await benchThroughput(ALL.filter((d) => d !== 'mariadb' && on(d)));
+  if (rates.sqlite) section('Throughput of /books, SQLite', rates.sqlite);
+  if (rates.postgresql) section('Throughput of /books, PostgreSQL', rates.postgresql);
 }
 console.log(`\nbench finished in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 
@@ -89,7 +121,7 @@ async function benchPostgres(): Promise<void> {
   const small = await openDatabase('postgresql', benchEntities);
   try {
     await loadBooks(small.orm, 'postgresql', SMALL);
-    await createAdvisedIndexes(small.orm, ['-score', '-createdAt']);
+    await createAdvisedIndexes(small.orm, BENCH_SORTS);
     section('Engine overhead, PostgreSQL', await benchOverhead(small.orm, 'PostgreSQL'));
     section('Full walk against em.findByCursor, PostgreSQL', await benchWalk(small.orm, 'PostgreSQL', 100));
   } finally {
@@ -101,16 +133,16 @@ async function benchPostgres(): Promise<void> {
   try {
     const t0 = performance.now();
     await loadBooks(large.orm, 'postgresql', ROWS);
-    await createAdvisedIndexes(large.orm, ['-score', '-createdAt']);
+    await createAdvisedIndexes(large.orm, BENCH_SORTS);
     console.log(
       `\n(loaded and indexed ${ROWS.toLocaleString('en-US')} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s)`,
     );
     const depth = Math.floor(ROWS * 0.9);
     section(
       `Deep pages, PostgreSQL, ${ROWS.toLocaleString('en-US')} rows`,
-      await benchDeepPages(large.orm, depth, ['id', '-createdAt', '-score']),
+      await benchDeepPages(large.orm, depth, BENCH_SORTS),
     );
-    section('Export walk, PostgreSQL', await benchExport(large.orm, large.url!));
+    section('Export walk, PostgreSQL', await benchExport(large.orm, 'postgresql', large.url));
     section(
       `Estimated count vs exact count, PostgreSQL, ${ROWS.toLocaleString('en-US')} rows`,
       await benchEstimatedCount(large.orm),
@@ -129,7 +161,7 @@ async function benchMariaDb(): Promise<void> {
   const small = await openDatabase('mariadb', benchEntities);
   try {
     await loadBooks(small.orm, 'mariadb', SMALL);
-    await createAdvisedIndexes(small.orm, ['-score', '-createdAt']);
+    await createAdvisedIndexes(small.orm, BENCH_SORTS);
     section('Engine overhead, MariaDB', await benchOverhead(small.orm, 'MariaDB'));
     section('Full walk against em.findByCursor, MariaDB', await benchWalk(small.orm, 'MariaDB', 100));
   } finally {
@@ -139,15 +171,16 @@ async function benchMariaDb(): Promise<void> {
   try {
     const t0 = performance.now();
     await loadBooks(large.orm, 'mariadb', ROWS);
-    await createAdvisedIndexes(large.orm, ['-score', '-createdAt']);
+    await createAdvisedIndexes(large.orm, BENCH_SORTS);
     console.log(
       `\n(MariaDB: loaded and indexed ${ROWS.toLocaleString('en-US')} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s)`,
     );
     const depth = Math.floor(ROWS * 0.9);
     section(
       `Deep pages, MariaDB, ${ROWS.toLocaleString('en-US')} rows`,
-      await benchDeepPages(large.orm, depth, ['id', '-createdAt', '-score']),
+      await benchDeepPages(large.orm, depth, BENCH_SORTS),
     );
+    section('Export walk, MariaDB', await benchExport(large.orm, 'mariadb', large.url));
   } finally {
     await large.dispose();
   }

@@ -1,6 +1,6 @@
 import type { Platform } from '@mikro-orm/core';
 import type { Dialect } from '../dialect/index.ts';
-import type { AnyQueryBuilder } from '../orm/query-builder.ts';
+import { type AnyQueryBuilder, compiledBuilder } from '../orm/query-builder.ts';
 import { emulatesNulls, orderByOf, type SortKey } from '../plan/order.ts';
 import type { Paging } from '../plan/paging.ts';
 import { mirrorKeys } from './backward.ts';
@@ -42,26 +42,36 @@ export function continuePage(
 }
 
 /**
- * Tell whether continuation pages of this sort are sent as seekable branches (see seekAfter). On PostgreSQL, a
- * nullable key's `k < c or k is null` cannot start an index scan, so every page would scan all rows before the
- * cursor; split into branches, each one seeks on an index over `(k <dir> nulls last, …, pk)`. On MySQL and
- * MariaDB the same holds, and a nullable key's emulated NULL placement (`k is null, k asc`) is an order no index
- * serves: each branch is ordered by plain terms instead. SQLite reads its pages in-process (the scan costs little)
- * and does not accept parenthesized branches. Sorts through a relation keep the plain predicate.
+ * Tell whether continuation pages of this sort are sent as seekable branches (see seekAfter). On PostgreSQL and
+ * SQLite, a nullable key's `k < c or k is null` cannot start an index scan, so every page would scan all rows
+ * before the cursor (on SQLite, 20 ms for a page 180,000 rows deep, against 0.4 ms for the first); split into
+ * branches, each one seeks on an index over `(k <dir>, …, pk)`. On MySQL and MariaDB the same holds, and a nullable
+ * key's emulated NULL placement (`k is null, k asc`) is an order no index serves: each branch is ordered by plain
+ * terms instead. Sorts through a relation keep the plain predicate.
  */
 export function seeksByUnion(dialect: Dialect, keys: readonly CursorKey[]): boolean {
   // Only root columns: a key through a relation is ordered after a join, which no index on the root can serve, and
   // each branch would repeat the join and the filter's sub-queries for nothing.
   return (
-    dialect.seeksNullableByUnion && keys.some((k) => k.sort.nullable) && keys.every((k) => k.sort.alias === undefined)
+    (dialect.seeksNullableByUnion || compoundsBySubquery(dialect)) &&
+    keys.some((k) => k.sort.nullable) &&
+    keys.every((k) => k.sort.alias === undefined)
   );
+}
+
+/**
+ * SQLite accepts no parenthesized member in a compound select, and no ORDER BY or LIMIT on a member: each branch is
+ * a sub-query there (`select * from (…) union all select * from (…)`), see unionPage.
+ */
+function compoundsBySubquery(dialect: Dialect): boolean {
+  return dialect.name === 'sqlite';
 }
 
 /**
  * Narrow a planned page query (ordered in `keys`' order, limited to `limit`) to the rows after `at` in that order.
  *
- * - PostgreSQL and SQLite: one keyset predicate with row values, or on PostgreSQL, when a root key is nullable, a
- *   UNION ALL of seekable branches (unionPage).
+ * - PostgreSQL and SQLite: one keyset predicate with row values, or, when a root key is nullable, a UNION ALL of
+ *   seekable branches (unionPage).
  * - MySQL and MariaDB: no row values (MariaDB reads `(a, id) > (?, ?)` as a filter over a full index scan, never a
  *   range), so the expanded form with its leading bound. With a nullable root key, each branch of the split
  *   predicate is its own query ordered by plain terms (the keys it holds constant left out), so each seeks; more
@@ -132,7 +142,7 @@ export function seekFirst(
  * rows after the cursor, so the page equals the one the plain predicate gives. A backward page passes mirrored keys
  * (see mirrorSort) and the mirrored branches: the outer query then orders as its branches do, NULLS FIRST included.
  * Where the dialect emulates NULL placement (MySQL, MariaDB), each branch is ordered by branchOrder's plain terms, and
- * a single branch is the page query itself.
+ * a single branch is the page query itself. On SQLite each branch is a sub-query (see subqueryCompound).
  *
  * @example
  * // select * from ((select … where … and ("b"."score" < $1) order by "b"."score" desc nulls last, "b"."id" limit $2)
@@ -166,13 +176,40 @@ export function unionPage(
     return part;
   });
   if (parts.length === 1) return parts[0]!;
-  const [first, ...rest] = parts as [AnyQueryBuilder, ...AnyQueryBuilder[]];
   const outer = qb.clone(true);
-  outer.from(first.unionAll(...rest), qb.alias);
+  const bySubquery = compoundsBySubquery(dialect);
+  if (!bySubquery) {
+    const [first, ...rest] = parts as [AnyQueryBuilder, ...AnyQueryBuilder[]];
+    outer.from(first.unionAll(...rest), qb.alias);
+  }
   const order = keys.map((k, i) => ({ ...k.sort, column: orderAlias(i), alias: qb.alias }));
   outer.orderBy(orderByOf(platform, dialect, qb.alias, order));
   outer.limit(limit);
-  return outer;
+  return bySubquery ? subqueryCompound(qb, outer, parts, platform) : outer;
+}
+
+/**
+ * The UNION ALL page as SQLite takes it: each branch wrapped as `select * from (…)`, their compound read under the
+ * root alias by `outer` (its select list, order and limit), which otherwise reads the root table. The statement is
+ * sent as compiled text, on `qb`'s EntityManager and connection, mapping rows to its root entity.
+ */
+function subqueryCompound(
+  qb: AnyQueryBuilder,
+  outer: AnyQueryBuilder,
+  parts: readonly AnyQueryBuilder[],
+  platform: Platform,
+): AnyQueryBuilder {
+  const compiled = parts.map((part) => part.toQuery());
+  const union = compiled.map((c) => `select * from (${c.sql})`).join(' union all ');
+  const shell = outer.toQuery();
+  // The outer query reads the root table with no condition: its FROM clause ends where its ORDER BY starts, and its
+  // values (the limit) all come after that.
+  const from = shell.sql.indexOf(' from ');
+  const tail = shell.sql.slice(shell.sql.lastIndexOf(' order by '));
+  if (from < 0 || tail.split('?').length - 1 !== shell.params.length)
+    throw new Error('listql: unexpected outer query of a UNION ALL page');
+  const sql = `${shell.sql.slice(0, from)} from (${union}) as ${platform.quoteIdentifier(qb.alias)}${tail}`;
+  return compiledBuilder(qb, sql, [...compiled.flatMap((c) => c.params), ...shell.params]);
 }
 
 /**

@@ -180,7 +180,10 @@ eachDialect('engine indexes', { entities: [ShelfSchema, NoteSchema] }, (test, di
         if (sort === 'score') continue;
         const seek = offset === ROWS - 100 ? /USING INDEX/ : /SEARCH .* USING (INDEX|INTEGER PRIMARY KEY)/;
         assert.match(plan, seek, `${label}: ${plan}`);
-        assert.not.match(plan, /TEMP B-TREE/i, `${label}: ${plan}`);
+        // A nullable key's page is a UNION ALL of index reads (no branch scans the table); SQLite sorts each branch's
+        // limit + 1 rows to merge them.
+        const unsorted = /union all/i.test(data.sql) ? /^SCAN s\b/m : /TEMP B-TREE/i;
+        assert.not.match(plan, unsorted, `${label}: ${plan}`);
       } else if (dialect === 'mariadb') {
         // Each branch (one for a bounded position, more around NULLs) reads an index range, in order. Before a NULL
         // near the end, MariaDB may read the NULLs back from the last one (ref access, not the range `id < ?`, which
