@@ -1,8 +1,8 @@
 import type { QueryBuilder } from '@mikro-orm/sql';
 import { type StatementGuard, statementGuard } from '../dialect/index.ts';
-import { isListError, queryFailed } from '../errors.ts';
+import { executionFailed, isListError, queryFailed } from '../errors.ts';
 import { withBoundParameters } from '../orm/bound-execution.ts';
-import { checkExecutionRoute } from '../orm/compat.ts';
+import { checkExecutionRoute, executeSendsToQuery } from '../orm/compat.ts';
 
 /** Options of execute() and executeCount(): none by default (the application owns execution on this path). */
 export interface ExecuteOptions {
@@ -41,6 +41,7 @@ export async function executeOwned<T = Record<string, unknown>>(
 ): Promise<T[]> {
   return failSafely(async () => {
     await checkExecutionRoute(qb);
+    await checkCompiledText(qb);
     return withBoundParameters(qb, guard).execute<T[]>('all');
   });
 }
@@ -63,6 +64,7 @@ function guardOf(options: ExecuteOptions | undefined): StatementGuard | undefine
 export async function executeCountOwned(counter: QueryBuilder<any>, guard?: StatementGuard): Promise<number> {
   return failSafely(async () => {
     await checkExecutionRoute(counter);
+    await checkCompiledText(counter);
     shapeCount(counter);
     const row = await withBoundParameters(counter, guard).execute<{ count?: unknown } | undefined>('get', false);
     // PostgreSQL returns counts as strings (bigint); SQLite as numbers.
@@ -83,6 +85,15 @@ export async function executePrefixedOwned(
     await checkExecutionRoute(qb);
     return withBoundParameters(qb, guard, prefix).execute<Record<string, unknown>[]>('all', false);
   });
+}
+
+/**
+ * A builder that answers compiled text from its own toQuery() (compiledBuilder) runs only where execute() sends what
+ * toQuery() answers; elsewhere it would run its empty shell, so it fails with `execution_failed` instead.
+ */
+async function checkCompiledText(qb: QueryBuilder<any>): Promise<void> {
+  if (Object.hasOwn(qb, 'toQuery') && !(await executeSendsToQuery(qb)))
+    throw executionFailed('this MikroORM version does not send the compiled statement a QueryBuilder answers');
 }
 
 async function failSafely<T>(run: () => Promise<T>): Promise<T> {
