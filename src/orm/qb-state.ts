@@ -52,47 +52,63 @@ export function aliasesOf(qb: AnyQueryBuilder): string[] {
 }
 
 /** State members that must be empty for builderKey(): what they hold changes the statement or its row mapping. */
-const MUST_BE_EMPTY = ['joins', 'populate', 'ctes', 'subQueries', 'fields'] as const;
+const MUST_BE_EMPTY = new Set([
+  'joins',
+  'populate',
+  'ctes',
+  'subQueries',
+  'fields',
+  'joinedProps',
+  'unionQuery',
+  'cache',
+]);
 
 /**
  * A text that identifies everything in a QueryBuilder's state that its statement depends on, for builders whose
  * state is plain data: a root, its alias, conditions, order, flags and hints. Undefined for anything else (joins,
  * populate hints, selected fields, CTEs, sub-queries, unions, a result cache, raw fragments, entities as values):
  * those builders are planned afresh on every request. Two builders with the same key compile to the same SQL with
- * the same parameter values once the same planning is applied to both.
+ * the same parameter values once the same planning is applied to both. Empty members are left out of the text.
  */
 export function builderKey(qb: AnyQueryBuilder): string | undefined {
   const state = (qb as unknown as { state?: Record<string, unknown> }).state;
   if (!state || typeof state !== 'object') return undefined;
-  for (const member of MUST_BE_EMPTY) if (!isEmptyMember(state[member])) return undefined;
-  if (state.unionQuery !== undefined || state.cache !== undefined || (state.joinedProps as Map<unknown, unknown>)?.size)
-    return undefined;
-  const parts: unknown[] = [];
-  for (const [name, value] of Object.entries(state)) {
-    if (value === undefined || name === 'joinedProps' || (MUST_BE_EMPTY as readonly string[]).includes(name)) continue;
-    if (name === 'mainAlias') parts.push(name, aliasKey(value));
-    else if (name === 'aliases')
-      parts.push(
-        name,
-        Object.entries(value as Record<string, unknown>).map(([alias, a]) => [alias, aliasKey(a)]),
-      );
-    else if (value instanceof Set) parts.push(name, [...value].map(String).sort());
-    else parts.push(name, value);
+  let key = String(qb.type);
+  for (const name of Object.keys(state)) {
+    const value = state[name];
+    if (isEmptyMember(value)) continue;
+    if (MUST_BE_EMPTY.has(name)) return undefined;
+    let text: string | undefined;
+    if (name === 'mainAlias') text = aliasKey(value);
+    else if (name === 'aliases') {
+      text = '';
+      for (const [alias, entry] of Object.entries(value as Record<string, unknown>)) {
+        const one = aliasKey(entry);
+        if (one === undefined) return undefined;
+        text += `${alias}=${one};`;
+      }
+    } else if (value instanceof Set) text = [...value].map(String).sort().join(',');
+    else if (typeof value === 'object') text = plainKey(value);
+    else text = `${typeof value}:${String(value)}`;
+    if (text === undefined) return undefined;
+    key += `|${name}=${text}`;
   }
-  // An alias that is not keyable (a sub-query) is undefined here, which plainKey() refuses.
-  return plainKey([String(qb.type), parts]);
+  return key;
 }
 
+/** Default and empty values: undefined, null, false, 0, and arrays, maps, sets and objects (symbol keys count) without members. */
 function isEmptyMember(value: unknown): boolean {
-  if (value === undefined || value === null) return true;
+  if (value === undefined || value === null || value === false || value === 0) return true;
+  if (typeof value !== 'object') return false;
   if (Array.isArray(value)) return value.length === 0;
   if (value instanceof Map || value instanceof Set) return value.size === 0;
-  return typeof value === 'object' && Object.keys(value).length === 0;
+  for (const _ in value) return false;
+  return Object.getOwnPropertySymbols(value).length === 0 && Object.getPrototypeOf(value) === Object.prototype;
 }
 
 /** An alias entry as text: its name and entity; undefined (not keyable) for a sub-query alias. */
-function aliasKey(value: unknown): string[] | undefined {
+function aliasKey(value: unknown): string | undefined {
   const alias = value as { aliasName?: unknown; meta?: { className?: unknown }; subQuery?: unknown } | undefined;
   if (!alias || alias.subQuery !== undefined || typeof alias.aliasName !== 'string') return undefined;
-  return [alias.aliasName, String(alias.meta?.className)];
+  return `${alias.aliasName}:${String(alias.meta?.className)}`;
 }
