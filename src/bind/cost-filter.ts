@@ -45,6 +45,18 @@ export interface FilterWalk {
   readonly comparisons: boolean;
   /** What one to-many sub-query (`any`/`all`) weighs: QUANTIFIER_UNITS in the top filter, 1 in a nested list's. */
   readonly quantifierUnits: number;
+  /** What one to-one hop weighs (the dialect's hopCost in the top filter, 1 in a nested list's). */
+  readonly hopUnits?: number | undefined;
+  /** The most one statement may need, where statements hold the event loop (SQLite); checked on the page's. */
+  readonly statement?: StatementCap | undefined;
+}
+
+/** The bound on one statement's work: `share` of `of` (maxSubqueries, at least its default) on `label`'s database. */
+export interface StatementCap {
+  readonly units: number;
+  readonly share: number;
+  readonly of: number;
+  readonly label: string;
 }
 
 /** The first comparison inside a quantifier is part of its sub-query: `credit` is its plain share, until used. */
@@ -66,6 +78,49 @@ function charge(walk: FilterWalk, units: number, span: Span): void {
       span,
       budgetOver(round(cost.work + cost.fixed), budget.maxSubqueries, walk.tally, walk.runs, walk.fixed),
     );
+  // The page's statement runs the filter once and carries the sort and offset: the largest statement of a request.
+  const statement = walk.statement;
+  if (statement && round(pageStatement(walk)) > statement.units)
+    throw exceeded(walk.parameter, span, statementOver(walk, statement));
+}
+
+/**
+ * Why the page's statement crosses the share of maxSubqueries one statement may need, term by term.
+ *
+ * @example // the page's statement needs at least 4.5, 1.5 over the 3 one statement may need on SQLite (3/8 of 8: it
+ * // holds the event loop): 3 sub-queries weighing 4.5
+ */
+export function statementOver(walk: FilterWalk, statement: StatementCap): string {
+  const { tally, fixed } = walk;
+  const needs = pageStatement(walk);
+  const page = walk.runs[0];
+  const runs = page && page.times > 1 ? ` per run, ${page.times} runs (${page.why})` : '';
+  const terms = [
+    ...(tally.subqueries > 0 ? [`${tally.subqueries} sub-queries weighing ${round(tally.subqueryUnits)}`] : []),
+    ...(tally.comparisonUnits > 0 ? [`${tally.comparisons} comparisons weighing ${round(tally.comparisonUnits)}`] : []),
+  ].join(' and ');
+  const also = fixed.map((f) => `${round(f.units)} for ${f.why}`).join(', ');
+  return `${statementNeeds(needs, statement)}: ${[terms + runs, also].filter(Boolean).join(', and ')}`;
+}
+
+/** The work of the page's statement: its runs of the filter (the first run; its UNION ALL branches), sort and offset. */
+function pageStatement(walk: FilterWalk): number {
+  const perRun = walk.cost.work / timesOf(walk);
+  return perRun * (walk.runs[0]?.times ?? 1) + walk.cost.fixed;
+}
+
+/** The head of a message about one statement's work over its share. */
+export function statementNeeds(needs: number, statement: StatementCap): string {
+  return (
+    `the page's statement needs at least ${round(needs)}, ${round(needs - statement.units)} over the ` +
+    `${round(statement.units)} one statement may need on ${statement.label} (${fraction(statement.share)} of ` +
+    `${statement.of}: it holds the event loop)`
+  );
+}
+
+function fraction(share: number): string {
+  for (let d = 1; d <= 16; d++) if (Number.isInteger(share * d)) return `${share * d}/${d}`;
+  return String(round(share));
 }
 
 /** Count `hops` sub-queries at quantifier nesting `depth`; return the nesting inside them. */
@@ -81,8 +136,9 @@ function enter(walk: FilterWalk, hops: number, depth: number, quantifier: boolea
     );
   cost.depth = Math.max(cost.depth, nested);
   walk.tally.subqueries += hops;
-  // A quantifier's last hop is its to-many sub-query: it weighs quantifierUnits, its to-one hops 1 each.
-  const units = quantifier ? hops - 1 + walk.quantifierUnits : hops;
+  // A quantifier's last hop is its to-many sub-query: it weighs quantifierUnits, its to-one hops hopUnits each.
+  const hop = walk.hopUnits ?? 1;
+  const units = quantifier ? (hops - 1) * hop + walk.quantifierUnits : hops * hop;
   walk.tally.subqueryUnits += units;
   if (units > 0) charge(walk, units, span);
   return nested;

@@ -9,7 +9,7 @@ import type { ResolvedQuery, ResolvedSortTerm } from './types.ts';
 
 /** A sort through relations where the dialect says nothing (Dialect.relationSortCost). */
 const RELATION_SORT_UNITS = 4;
-/** Rows an offset makes the data statement produce and skip, per unit of the budget. */
+/** Rows an offset makes the data statement produce and skip, per unit of the budget, where the dialect says nothing. */
 export const OFFSET_ROWS_PER_UNIT = 25_000;
 
 /** The facts of the page a request reads that its text does not hold. */
@@ -17,7 +17,16 @@ export interface PageFacts {
   /** The database: it decides whether a page after a cursor is one statement or a UNION ALL of branches. */
   readonly dialect?: Pick<
     Dialect,
-    'seeksNullableByUnion' | 'rowValueSeek' | 'emulatesNullsOrder' | 'unionBranchCost' | 'relationSortCost'
+    | 'name'
+    | 'label'
+    | 'seeksNullableByUnion'
+    | 'rowValueSeek'
+    | 'emulatesNullsOrder'
+    | 'unionBranchCost'
+    | 'relationSortCost'
+    | 'hopCost'
+    | 'offsetRowsPerUnit'
+    | 'statementShare'
   >;
   /** The order the page is read in, when the engine's defaultSort replaces a missing `sort`. */
   readonly sort?: readonly ResolvedSortTerm[];
@@ -63,14 +72,14 @@ export function fixedCharges(resolved: ResolvedQuery, sortJoins: number, page: P
   const sort = page?.dialect?.relationSortCost ?? RELATION_SORT_UNITS;
   if (sortJoins > 0) out.push({ parameter: 'sort', why: 'a sort through a relation', units: sort });
   const offset = resolved.offset ?? 0;
-  if (offset > 0)
-    out.push({ parameter: 'offset', why: `offset ${offset}`, units: round(offset / OFFSET_ROWS_PER_UNIT) });
+  const rowsPerUnit = page?.dialect?.offsetRowsPerUnit ?? OFFSET_ROWS_PER_UNIT;
+  if (offset > 0) out.push({ parameter: 'offset', why: `offset ${offset}`, units: round(offset / rowsPerUnit) });
   return out;
 }
 
 /**
- * How many branches the data page is read as (1: one statement). PostgreSQL, MySQL and MariaDB read a page after a
- * cursor on a nullable root key as a UNION ALL (keyset/seek-page.ts): a branch per key, and one more per nullable key
+ * How many branches the data page is read as (1: one statement). PostgreSQL, MySQL, MariaDB and SQLite read a page
+ * after a cursor on a nullable root key as a UNION ALL (keyset/seek-page.ts): a branch per key, and one more per nullable key
  * (its NULLs), where PostgreSQL's row values join adjacent keys of one direction that hold no NULL. MySQL and MariaDB
  * also read a first page whose leading key is nullable and ascending as two branches (its values, its NULLs).
  * Counted as the cursor's values would all be non-NULL: the most branches the sort can give.
@@ -78,7 +87,9 @@ export function fixedCharges(resolved: ResolvedQuery, sortJoins: number, page: P
 function pageBranches(resolved: ResolvedQuery, page: PageFacts | undefined): number {
   const dialect = page?.dialect;
   const sort = resolved.sort.length > 0 ? resolved.sort : (page?.sort ?? []);
-  if (!dialect?.seeksNullableByUnion || page?.oneStatement) return 1;
+  // SQLite reads such pages as branches too, each a sub-query of one compound statement (keyset/seek-page.ts).
+  const unions = dialect?.seeksNullableByUnion === true || dialect?.name === 'sqlite';
+  if (!dialect || !unions || page?.oneStatement) return 1;
   if (sort.some((t) => t.target.relations.length > 0) || !sort.some((t) => t.target.field.nullable)) return 1;
   if (resolved.cursor === undefined) {
     const lead = sort[0]!;

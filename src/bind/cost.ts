@@ -1,6 +1,6 @@
 import { type ListError, limitExceeded } from '../errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
-import { exceeded, type FilterWalk, QUANTIFIER_UNITS, visit } from './cost-filter.ts';
+import { exceeded, type FilterWalk, QUANTIFIER_UNITS, statementNeeds, visit } from './cost-filter.ts';
 import { type FixedCharge, fixedCharges, type PageFacts, round, runsOf } from './cost-page.ts';
 import { type FilterTally, fixedOver } from './limit-messages.ts';
 import type { ResolvedQuery, ResolvedSelection, ResolvedSortTerm } from './types.ts';
@@ -57,13 +57,20 @@ export function checkBudget(resolved: ResolvedQuery, budget: Budget, page?: Page
   const runs = runsOf(resolved, page);
   const tally: FilterTally = { subqueries: 0, subqueryUnits: 0, comparisons: 0, comparisonUnits: 0 };
   const cost = { work: 0, fixed: 0, depth: 0, sortJoins, inValues: 0 };
+  // A budget set below the default keeps the default's share per statement: the request's own bound is tighter.
+  const share = page?.dialect?.statementShare;
+  const of = Math.max(budget.maxSubqueries, DEFAULT_LIMITS.maxSubqueries);
+  const label = page?.dialect?.label ?? 'this database';
+  const statement = share === undefined ? undefined : { units: of * share, share, of, label };
   for (const charge of fixed) {
     cost.fixed += charge.units;
     if (cost.fixed > budget.maxSubqueries) throw fixedExceeded(resolved, charge, fixed, budget);
+    if (statement && round(cost.fixed) > statement.units)
+      throw fixedExceeded(resolved, charge, fixed, budget, statementNeeds(cost.fixed, statement));
   }
   const walk: FilterWalk = {
-    ...{ budget, parameter: 'filter', runs, fixed, tally, cost },
-    ...{ comparisons: true, quantifierUnits: QUANTIFIER_UNITS },
+    ...{ budget, parameter: 'filter', runs, fixed, tally, cost, statement },
+    ...{ comparisons: true, quantifierUnits: QUANTIFIER_UNITS, hopUnits: page?.dialect?.hopCost },
   };
   if (resolved.filter) visit(walk, resolved.filter, 0, undefined);
   for (const level of resolved.selections ?? []) chargeLevel(level, budget, cost);
@@ -140,8 +147,11 @@ function fixedExceeded(
   charge: FixedCharge,
   fixed: readonly FixedCharge[],
   budget: Budget,
+  statement?: string,
 ): ListError {
-  const message = fixedOver(fixed.slice(0, fixed.indexOf(charge) + 1), budget.maxSubqueries);
+  const upTo = fixed.slice(0, fixed.indexOf(charge) + 1);
+  const parts = upTo.map((f) => `${round(f.units)} for ${f.why}`).join(', ');
+  const message = statement ? `${statement} before its filter: ${parts}` : fixedOver(upTo, budget.maxSubqueries);
   const through = resolved.sort.find((t) => t.target.relations.length > 0);
   if (charge.parameter === 'sort' && through) return exceeded('sort', through.target.span, message);
   return limitExceeded(message, charge.parameter);

@@ -36,6 +36,9 @@ const BASE: Omit<Dialect, 'name' | 'label'> = {
   seeksNullableByUnion: false,
   unionBranchCost: 1,
   relationSortCost: 4,
+  hopCost: 1,
+  offsetRowsPerUnit: 25_000,
+  statementShare: undefined,
   orderTerm: (column, direction, nulls) =>
     nulls === 'any' ? `${column} ${direction}` : `${column} ${direction} nulls ${nulls}`,
 

@@ -96,6 +96,16 @@ export interface Dialect {
    * every matching row before its limit. In sub-queries over the scope.
    */
   readonly relationSortCost: number;
+  /** What the cost budget charges a to-one hop of a filter path (a key lookup per row), in sub-queries over the scope. */
+  readonly hopCost: number;
+  /** Rows an offset makes the data statement produce and skip, per unit of the cost budget (bind/cost-page.ts). */
+  readonly offsetRowsPerUnit: number;
+  /**
+   * The share of maxSubqueries one statement may need, where a statement holds the server's event loop while it runs
+   * (SQLite: its driver runs statements synchronously on the main thread); undefined where a statement has no bound
+   * of its own besides the request's.
+   */
+  readonly statementShare: number | undefined;
   /**
    * One ORDER BY term as text, for an order MikroORM does not build (a window's `over (… order by …)`): `column`
    * (already quoted) in `direction`, its NULLs `first` or `last`, or `any` for a column that holds none. The same

@@ -8,7 +8,8 @@ import type { EngineSettings, ListContext } from './config.ts';
 import type { Page } from './page/list-page.ts';
 import type { Scope } from './scope.ts';
 import type { Item } from './serialize.ts';
-import { ITEMS_PAGE_SIZE, type IterateOptions, iterateItems, iteratePages } from './walk/iterate.ts';
+import { itemsOf } from './walk/items.ts';
+import { ITEMS_PAGE_SIZE, type IterateOptions, iterateItems, iteratePages, readsAhead } from './walk/iterate.ts';
 
 /** How one engine's requests take their turns: list() one turn per request, pages() and items() one per page. */
 export interface EngineAdmission<C extends ListContext> {
@@ -62,7 +63,7 @@ export function engineAdmission<C extends ListContext>(
       admission ? walk(scope, parse, ctx, options, false) : iteratePages(scope, parse, ctx ?? ({} as C), options),
     items: (scope: Scope<C>, parse: () => ParsedQuery, ctx: C | undefined, options: IterateOptions = {}) =>
       admission
-        ? admittedItems(walk(scope, parse, ctx, options, true))
+        ? itemsOf(walk(scope, parse, ctx, options, true), readsAhead(scope))
         : iterateItems(scope, parse, ctx ?? ({} as C), options),
   });
 }
@@ -98,9 +99,4 @@ async function* admittedPages(
   } finally {
     await pages.return(undefined);
   }
-}
-
-/** Walk the items of admittedPages(), one at a time: one generator layer per item, as items() has without admission. */
-async function* admittedItems(pages: AsyncGenerator<Page, void, undefined>): AsyncGenerator<Item, void, undefined> {
-  for await (const page of pages) for (const item of page.items) yield item;
 }

@@ -4,12 +4,13 @@ import { type Admission, type AdmissionSettings, createAdmission } from './admis
 
 /**
  * How an engine shares the database between cheap and expensive requests (docs/security.md, Fair share). Every
- * number is a positive integer (`queue` may be 0); the defaults follow the ORM's pool size (`pool.max`, else 10).
+ * number is a positive integer (`queue` may be 0); the defaults follow the connections reads use: the ORM's pool
+ * (`pool.max`, else 10), or with read replicas the replicas' pools together.
  */
 export interface AdmissionOptions {
   /**
-   * Expensive requests that may run at once (default: half the pool, at least 1), so that the rest of the pool stays
-   * free for cheap ones. A GraphQL document takes one slot per list field it runs side by side, up to this number.
+   * Expensive requests that may run at once (default: half the connections reads use, at least 1: the pool, or the
+   * read replicas' pools together), so that the rest stays free for cheap ones. A GraphQL document takes one slot per list field it runs side by side, up to this number.
    */
   readonly maxExpensive?: number | undefined;
   /**
@@ -58,7 +59,7 @@ const shared = new WeakMap<object, Map<string, Admission>>();
  */
 export function admissionFor(em: EntityManager, option: unknown): Admission | undefined {
   if (option === false) return undefined;
-  const settings = admissionSettings(option, poolSize(em));
+  const settings = admissionSettings(option, readPoolSize(em));
   const driver = em.getDriver() as object;
   let byKey = shared.get(driver);
   if (!byKey) {
@@ -109,8 +110,28 @@ export function admissionSettings(option: unknown, pool: number): AdmissionSetti
  */
 export function poolSize(em: EntityManager): number {
   const config = em.config;
-  const driverOptions = (config.get('driverOptions') ?? {}) as Record<string, unknown>;
-  for (const size of [config.get('pool')?.max, driverOptions.max, driverOptions.connectionLimit])
+  return sizeOf(config.get('pool')?.max, config.get('driverOptions'));
+}
+
+/**
+ * The connections reads may hold at once. With read replicas configured and `preferReadReplicas` (MikroORM's default),
+ * MikroORM sends every read outside a transaction to one of the replicas (orm/replicas.ts): their pools together, each
+ * sized as poolSize() sizes one (a replica's own `pool` and `driverOptions`, else the primary's, as MikroORM copies
+ * them). Otherwise the primary's pool.
+ */
+export function readPoolSize(em: EntityManager): number {
+  const config = em.config;
+  const replicas = config.get('replicas') ?? [];
+  if (config.get('preferReadReplicas') === false || replicas.length === 0) return poolSize(em);
+  let total = 0;
+  for (const replica of replicas)
+    total += sizeOf(replica.pool?.max ?? config.get('pool')?.max, replica.driverOptions ?? config.get('driverOptions'));
+  return total;
+}
+
+function sizeOf(poolMax: unknown, options: unknown): number {
+  const driverOptions = (options ?? {}) as Record<string, unknown>;
+  for (const size of [poolMax, driverOptions.max, driverOptions.connectionLimit])
     if (typeof size === 'number' && Number.isSafeInteger(size) && size >= 1) return size;
   return DEFAULT_POOL_SIZE;
 }

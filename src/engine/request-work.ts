@@ -1,10 +1,11 @@
 import { checkBudget, checkTreeBudget } from '../bind/cost.ts';
 import { resolveQuery } from '../bind/index.ts';
-import type { BoundSchema } from '../bind/types.ts';
+import type { BoundSchema, ResolvedSortTerm } from '../bind/types.ts';
 import { dialectFor } from '../dialect/index.ts';
 import { resolvePaging } from '../plan/paging.ts';
 import type { ParsedQuery } from '../syntax/ast.ts';
 import type { EngineSettings, ListContext } from './config.ts';
+import { resolveDefaultSort } from './default-sort.ts';
 import type { QueryInput } from './request.ts';
 
 /**
@@ -42,11 +43,28 @@ export function requestWork<C extends ListContext>(
     maxOffset: settings.paging.maxOffset,
     maxSelectionDepth: settings.limits.maxSelectionDepth,
   });
-  const cost = checkBudget(resolved, settings.limits, { dialect: dialectFor(bound.platform) });
+  // Priced as list() prices it (page/check-request.ts): the order actually read (the engine's defaultSort when the
+  // request has no sort) and the primary key decide how many UNION ALL branches a page after a cursor is read as.
+  const sort = parsed.sort === undefined ? (defaultSortOf(settings, bound) ?? resolved.sort) : resolved.sort;
+  const primaryKey = bound.primaryKey.map((k) => k.column);
+  const cost = checkBudget(resolved, settings.limits, { dialect: dialectFor(bound.platform), sort, primaryKey });
   const { limit } = resolvePaging(resolved, settings.paging);
   const tree = checkTreeBudget(resolved.selections, limit, settings.limits);
   const statements = (limit > 0 ? 1 : 0) + (resolved.count ? 1 : 0) + tree.statements;
   return { subqueries: cost.subqueries, statements, rows: tree.rows };
+}
+
+/** The engines' defaultSort, resolved once per engine (its settings object). */
+const defaultSorts = new WeakMap<object, readonly ResolvedSortTerm[] | undefined>();
+
+function defaultSortOf<C extends ListContext>(
+  settings: EngineSettings<C>,
+  bound: BoundSchema,
+): readonly ResolvedSortTerm[] | undefined {
+  if (settings.defaultSort === undefined) return undefined;
+  if (!defaultSorts.has(settings))
+    defaultSorts.set(settings, resolveDefaultSort(bound, settings.defaultSort, settings.limits).terms);
+  return defaultSorts.get(settings);
 }
 
 /** What an engine answers under REQUEST_WORK. */

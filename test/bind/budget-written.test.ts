@@ -54,6 +54,8 @@ interface Row {
   /** Accepted: the ids it matches. Refused: [byte offset, budget named]. */
   readonly ids?: readonly number[];
   readonly error?: readonly [number, string];
+  /** What differs on SQLite, where a to-one hop weighs 1/4 (docs/security.md, Cost budget). */
+  readonly sqlite?: Partial<Row>;
 }
 
 const ROWS: readonly Row[] = [
@@ -74,6 +76,11 @@ const ROWS: readonly Row[] = [
     filter: 'shop/price eq 10.001 or shop/price eq 1.505',
     limits: { maxSubqueries: 1 },
     error: ['shop/price eq 10.001 or '.length, 'maxSubqueries'],
+    sqlite: {
+      // Four written hops weigh 1 there (eight split ones would weigh 2), the fifth crosses.
+      filter: Array.from({ length: 5 }, () => 'shop/price eq 10.001').join(' or '),
+      error: [4 * 'shop/price eq 10.001 or '.length, 'maxSubqueries'],
+    },
   },
   {
     name: 'an in list whose values no row can equal counts every written value',
@@ -95,9 +102,10 @@ const ROWS: readonly Row[] = [
   },
 ];
 
-eachDialect('budget counts the written request', { entities: [ShopSchema, OrderSchema], seed }, (test) => {
-  for (const row of ROWS) {
-    test(row.name, async ({ em }) => {
+eachDialect('budget counts the written request', { entities: [ShopSchema, OrderSchema], seed }, (test, dialect) => {
+  for (const written of ROWS) {
+    test(written.name, async ({ em }) => {
+      const row = dialect === 'sqlite' && written.sqlite ? { ...written, ...written.sqlite } : written;
       const engine = createEngine(em, { policy, limits: row.limits }).from((em as any).createQueryBuilder(Order, 'o'));
       const { result, calls } = await captureDriver(() =>
         engine.list({ filter: row.filter, limit: '10' }).catch((e: unknown) => e),

@@ -15,12 +15,15 @@ import { Author, Book, ENTITIES } from '../../examples/bookstore/entities.ts';
 import { authorPolicy, bookPolicy } from '../../examples/bookstore/policies.ts';
 import { seed } from '../../examples/bookstore/seed.ts';
 import { createEngine } from '../../src/engine/index.ts';
+import { requestWorkOf } from '../../src/engine/request-work.ts';
 import {
   type DocumentLimitOptions,
   documentLimits,
   type GraphQLLimits,
   graphqlSchema,
 } from '../../src/graphql/index.ts';
+import { isListError } from '../../src/index.ts';
+import { COST_ENTITIES, seedShelves, shelfPolicy, shelves } from '../bind/cost-fixture.ts';
 import { captureDriver, type DriverCall } from '../helpers/capture.ts';
 import { eachDialect } from '../helpers/db.ts';
 
@@ -224,5 +227,53 @@ eachDialect('graphql-budget', { entities: ENTITIES, seed }, (test) => {
     const answer = await server.post(getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true }));
     assert.is(answer.errors, undefined);
     assert.ok(answer.data.__schema.types.length > 5);
+  });
+});
+
+/**
+ * A GraphQL field is priced as the same REST request: with the engine's defaultSort on a nullable key, a page after a
+ * cursor is a UNION ALL of branches, and both count them.
+ */
+eachDialect('graphql-budget, priced as REST', { entities: COST_ENTITIES, seed: seedShelves }, (test, dialect) => {
+  const Q = 'notes/any(n: n/stars gt 9)';
+  const engineOf = (em: EntityManager, maxSubqueries: number) =>
+    createEngine(em, { policy: shelfPolicy, defaultSort: 'rank', limits: { maxSubqueries } });
+  const base = (em: EntityManager) => shelves(em.fork());
+
+  test('a page after a cursor on the defaultSort: the document counts the branches REST counts', async ({ em }) => {
+    // REST's price: the one quantifier crosses a budget of 1 with every run of the filter counted.
+    const rest = engineOf(em, 1).from(base(em));
+    const first = await rest.list({ limit: '1' });
+    const refusedRest = await rest.list({ filter: Q, cursor: first.page.nextCursor! }).catch((e: unknown) => e);
+    if (!isListError(refusedRest)) throw new Error('REST accepted a filter over maxSubqueries 1');
+    const price = Number(/needs at least ([\d.]+) of maxSubqueries/.exec(refusedRest.message)?.[1]);
+    // 1.5 per run: 3 branches (rank, its NULLs, the id) weighing 1 on SQLite, 2 on PostgreSQL and 4 on MariaDB.
+    assert.is(price, { sqlite: 4.5, postgresql: 9, mariadb: 18 }[dialect]);
+
+    // The same request as a GraphQL field, its engine's own budget out of the way: the document's maxSubqueries decides.
+    const schemaWith = (maxSubqueries: number) =>
+      graphqlSchema({
+        endpoints: [{ field: 'shelves', type: 'Shelf', engine: engineOf(em, 40), scope: () => ({ base: base(em) }) }],
+        limits: { maxSubqueries },
+      });
+    const ask = (maxSubqueries: number, source: string) =>
+      captureDriver(async () => (await graphql({ schema: schemaWith(maxSubqueries), source })) as unknown as Answer);
+    const cursor = (await ask(40, '{ shelves(first: 1) { pageInfo { endCursor } } }')).result.data.shelves.pageInfo
+      .endCursor as string;
+    const doc = `{ shelves(first: 5, after: ${JSON.stringify(cursor)}, filter: ${JSON.stringify(Q)}) { nodes { id } } }`;
+    const at = await ask(Math.ceil(price), doc);
+    assert.is(at.result.errors, undefined, JSON.stringify(at.result.errors));
+    assert.is(at.calls.length, 1);
+    const over = await ask(Math.ceil(price) - 1, doc);
+    refused(over.result, over.calls, 'maxSubqueries');
+  });
+
+  test('the defaultSort is priced as the same sort written out, first page and after a cursor', async ({ em }) => {
+    const price = requestWorkOf(engineOf(em, 40))!;
+    // MariaDB reads a first page whose leading nullable key is ascending as two branches (its values, its NULLs).
+    assert.is(price({ filter: Q }).subqueries, dialect === 'mariadb' ? 12 : 1.5);
+    assert.is(price({ filter: Q }).subqueries, price({ filter: Q, sort: 'rank' }).subqueries);
+    const cursor = (await engineOf(em, 40).from(base(em)).list({ limit: '1' })).page.nextCursor!;
+    assert.is(price({ filter: Q, cursor }).subqueries, price({ filter: Q, cursor, sort: 'rank' }).subqueries);
   });
 });
