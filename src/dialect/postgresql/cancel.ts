@@ -61,6 +61,7 @@ const capable = new WeakMap<Kysely<any>, Promise<boolean>>();
  * process id its client got at startup; behind a pooler such as PgBouncer it is not, and a cancel could not name the
  * backend). Only then may a client timer stand for the server's statement_timeout. Found out once per pool, on the
  * statement's own connection when it is a caller's transaction (one `pg_backend_pid()`, which a cancel reuses).
+ * Rejects when the connection fails: that is the statement's failure, and the next statement asks again.
  */
 export function cancelsOnOwnSocket(run: {
   readonly root: Kysely<any>;
@@ -69,11 +70,10 @@ export function cancelsOnOwnSocket(run: {
 }): Promise<boolean> {
   let known = capable.get(run.root);
   if (!known) {
-    known = probe(run).catch(() => {
-      // Asked again by a later statement: the connection may have failed, not the pool.
-      capable.delete(run.root);
-      return false;
-    });
+    known = probe(run);
+    // Asked again by a later statement: the connection failed, not the pool. The failure is the statement's own
+    // (a replica that stops answering is a lost connection, which replicaFallback acts on), not a verdict.
+    known.catch(() => capable.delete(run.root));
     capable.set(run.root, known);
   }
   return known;
