@@ -32,7 +32,7 @@ async function microsPerAsyncCall(fn: () => Promise<unknown>, runs = 30, batch =
 /** A filter of 100 nodes (50 comparisons, `not`, and/or) in a shape of its own for every `i`. */
 export function hundredNodeShape(i: number): string {
   const parts: string[] = [];
-  for (let k = 0; k < 50; k++) parts.push(`price ${(i >> k % 20) & 1 ? 'gt' : 'lt'} ${k + i}`);
+  for (let k = 0; k < 50; k++) parts.push(`price ${(i >> (k % 20)) & 1 ? 'gt' : 'lt'} ${k + i}`);
   return `not ${parts.join(' or ').replace(/ or /g, (_m, at: number) => ((at + i) % 3 ? ' or ' : ' and '))}`;
 }
 
