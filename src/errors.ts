@@ -22,7 +22,7 @@ export const ERROR_TABLE = {
   limit_exceeded: { status: 400, description: 'The request crosses a bound of the limits table or the cost budget.' },
   unknown_field: { status: 400, description: 'A name the policy does not expose (a hidden one looks the same).' },
   field_not_filterable: { status: 400, description: 'The field is exposed but not filterable.' },
-  field_not_sortable: { status: 400, description: 'The field is exposed but not sortable.' },
+  field_not_sortable: { status: 400, description: 'The field is exposed but not sortable (or not with `:ci`).' },
   field_not_selectable: {
     status: 400,
     description:

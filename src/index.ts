@@ -91,6 +91,7 @@ export {
   type RelationType,
   type RelationTypes,
   type ScalarKey,
+  type SortableOptions,
   schema,
   selectable,
   sortable,

@@ -2,6 +2,7 @@ import { dialectFor } from '../dialect/index.ts';
 import { CASE_INSENSITIVE_OPERATORS } from '../policy/field-kind.ts';
 import { OPERATORS } from '../policy/options.ts';
 import type { FilterNode, Ident, Literal, Path, QuantifierNode, SortTerm, Span, ValueOperator } from '../syntax/ast.ts';
+import { sortModifiers } from '../syntax/sort.ts';
 import { clampDecimal, compareBetween, integerDigits, rewriteScale, scaleNeighbours } from './decimal-scale.ts';
 import { convertLiteral, foldAscii, type LiteralResult, likeLiteral, normalizeDecimal } from './literal.ts';
 import {
@@ -105,7 +106,10 @@ function membership(
   return between ? { ...resolved, written } : resolved;
 }
 
-/** Resolve one sort term: a sortable field reached from the root through to-one relations only. */
+/**
+ * Resolve one sort term: a sortable field reached from the root through to-one relations only; `:ci` only where the
+ * field allows it.
+ */
 export function resolveSortTerm(bound: BoundSchema, term: SortTerm): ResolvedSortTerm {
   const target = fieldPath(bound, term.path, NO_VARIABLES, 'sort');
   if (!target.field.sortable)
@@ -115,7 +119,11 @@ export function resolveSortTerm(bound: BoundSchema, term: SortTerm): ResolvedSor
       'sort',
       term.path.span,
     );
-  return { target, direction: term.direction };
+  if (term.caseInsensitive && !target.field.sortCaseInsensitive) {
+    const message = `field ${shown(target.field.publicName)} cannot be sorted case-insensitively (':ci')`;
+    throw errorAt('field_not_sortable', message, 'sort', term.span);
+  }
+  return { target, direction: term.direction, ...sortModifiers(term) };
 }
 
 function requireOperator(target: FieldRef, path: Path, operator: Operator, span: Span, written?: string): void {

@@ -27,6 +27,7 @@ export type {
   QuantifiedPolicy,
   QuantifierPath,
   SortKey,
+  SortModifiers,
   SortPath,
   ValueOperator,
 } from './types.ts';

@@ -43,9 +43,12 @@ abstract class ListParameters<P> {
     );
   }
 
-  /** Sort by these keys in order, `-` before a key for descending; no keys removes the sort. */
+  /**
+   * Sort by these keys in order, `-` before a key for descending, `:ci` and `:nullsfirst` / `:nullslast` after it;
+   * no keys removes the sort.
+   */
   sort(...keys: readonly SortKey<P>[]): this {
-    const text = keys.map((key: string) => (key.startsWith('-') ? `-${pathText(key.slice(1))}` : pathText(key)));
+    const text = keys.map((key: string) => sortKeyText(key));
     return this.with('sort', text.length === 0 ? undefined : text.join(','));
   }
 
@@ -166,4 +169,15 @@ export class ListRequest<P = Policy, S extends readonly unknown[] | undefined = 
  */
 export function client<P = Policy>(): ListRequest<P> {
   return new ListRequest<P>();
+}
+
+const MODIFIER = /^(ci|nullsfirst|nullslast)$/;
+
+/** Check one sort key as written (`-path:modifier…`); the server checks the rest (repeats, what the policy allows). */
+function sortKeyText(key: string): string {
+  const [body = '', ...modifiers] = key.split(':');
+  for (const m of modifiers)
+    if (!MODIFIER.test(m)) throw new TypeError(`${JSON.stringify(key)}: unknown sort modifier ':${m}'`);
+  const path = body.startsWith('-') ? `-${pathText(body.slice(1))}` : pathText(body);
+  return [path, ...modifiers].join(':');
 }

@@ -93,8 +93,14 @@ export type FilterPath<P> = PathOf<P, [], 'filter'>;
 /** A path `sort` may name: a field, or a field through to-one relations. */
 export type SortPath<P> = PathOf<P, [], 'sort'>;
 
-/** A sort key: a sort path, `-` before it for descending. */
-export type SortKey<P> = SortPath<P> | `-${SortPath<P>}`;
+/**
+ * The modifiers after a sort key: `:ci` (case-insensitive, where the policy allows it) and where NULLs go
+ * (`:nullsfirst`, `:nullslast`; last when not said).
+ */
+export type SortModifiers = '' | ':ci' | ':nullsfirst' | ':nullslast' | ':ci:nullsfirst' | ':ci:nullslast';
+
+/** A sort key: a sort path, `-` before it for descending, then its modifiers (`-score:nullsfirst`, `title:ci`). */
+export type SortKey<P> = `${'' | '-'}${SortPath<P>}${SortModifiers}`;
 
 /** A path a quantifier may range over: a to-many relation, or one through to-one relations (`author/books`). */
 export type QuantifierPath<P> = PathOf<P, [], 'quantifier'>;

@@ -32,6 +32,7 @@ const BASE: Omit<Dialect, 'name' | 'label'> = {
   insensitiveTest: undefined,
 
   emulatesNullsOrder: false,
+  collationSortsCaselessly: false,
   rowValueSeek: true,
   seeksNullableByUnion: false,
   unionBranchCost: 1,

@@ -53,6 +53,7 @@ function mysqlFamily(mariaDb: boolean): Dialect {
     },
 
     emulatesNullsOrder: true,
+    collationSortsCaselessly: true,
     // NULLs are the smallest value: `asc` puts them first and `desc` last; the other two lead with an `is null` term,
     // as MikroORM writes them in ORDER BY.
     orderTerm: (column, direction, nulls) => {

@@ -82,6 +82,12 @@ export interface Dialect {
    * leading `col is null` term no index serves (MySQL, MariaDB).
    */
   readonly emulatesNullsOrder: boolean;
+  /**
+   * A case-insensitive sort key (`:ci`) orders by the column itself: its collation already compares letters
+   * caselessly (MySQL, MariaDB, whose default collations are case-insensitive). Elsewhere it orders and seeks by
+   * foldedColumn() of the column and of each cursor value.
+   */
+  readonly collationSortsCaselessly: boolean;
   /** Row values (`(a, id) > (?, ?)`) read as index ranges, so the keyset predicate uses them. */
   readonly rowValueSeek: boolean;
   /** Pages after a cursor on a nullable root key are sent as seekable UNION ALL branches (keyset/seek-page.ts). */

@@ -2,7 +2,7 @@ import { resolveSortTerm } from '../bind/resolve.ts';
 import type { BoundSchema, ResolvedSortTerm } from '../bind/types.ts';
 import { invalidSchema, isListError } from '../errors.ts';
 import type { Limits } from '../limits.ts';
-import { parseSort } from '../syntax/sort.ts';
+import { parseSort, sortTermText } from '../syntax/sort.ts';
 
 /** An engine's default sort: its canonical text (what describe() shows) and its keys, resolved once. */
 export interface DefaultSort {
@@ -20,9 +20,7 @@ export function resolveDefaultSort(bound: BoundSchema, text: string, limits: Lim
   try {
     const parsed = parseSort(text, limits);
     const terms = parsed.map((term) => resolveSortTerm(bound, term));
-    const canonical = parsed
-      .map((t) => `${t.direction === 'desc' ? '-' : ''}${t.path.segments.map((s) => s.name).join('/')}`)
-      .join(',');
+    const canonical = parsed.map(sortTermText).join(',');
     return Object.freeze({ text: canonical, terms: Object.freeze(terms) });
   } catch (error) {
     if (!isListError(error)) throw error;

@@ -11,6 +11,11 @@ import {
 import type { EngineDescription } from '../engine/describe/endpoint.ts';
 import type { EdgesPage } from '../engine/page/edges.ts';
 
+/** How the `sort` arguments are written (the `sort` query parameter's language). */
+export const SORT_HELP =
+  'Comma-separated sort keys; a leading `-` sorts descending, `:nullsfirst` after a key puts its NULLs first, ' +
+  '`:ci` sorts it case-insensitively where the policy allows.';
+
 /** A list item as the engine returns it. */
 type Item = Record<string, unknown>;
 
@@ -78,7 +83,7 @@ export function connectionArgs(description: EngineDescription): GraphQLFieldConf
     },
     sort: {
       type: GraphQLString,
-      description: `Comma-separated sort keys; a leading \`-\` sorts descending.${
+      description: `${SORT_HELP}${
         description.defaultSort === undefined ? '' : ` Default: \`${description.defaultSort}\`.`
       }`,
     },

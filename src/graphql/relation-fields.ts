@@ -8,7 +8,7 @@ import {
 } from 'graphql';
 import type { RelationDescription, RelationSelectDescription } from '../engine/describe/endpoint.ts';
 import { type ConnectionArgs, nestedConnectionValue } from './arguments.ts';
-import { connectionType } from './connection.ts';
+import { connectionType, SORT_HELP } from './connection.ts';
 import { type LevelDescription, type NodeTypes, nestedValue, sourceExtension } from './node-source.ts';
 import { nestedTypeName } from './type-names.ts';
 
@@ -72,9 +72,7 @@ function nestedArgs(select: RelationSelectDescription): GraphQLFieldConfigArgume
     filter: { type: GraphQLString, description: "Filter of each parent's items, in the `filter` language." },
     sort: {
       type: GraphQLString,
-      description: `Comma-separated sort keys; a leading \`-\` sorts descending.${
-        select.defaultSort === undefined ? '' : ` Default: \`${select.defaultSort}\`.`
-      }`,
+      description: `${SORT_HELP}${select.defaultSort === undefined ? '' : ` Default: \`${select.defaultSort}\`.`}`,
     },
     first: { type: GraphQLInt, description: `Items per parent, ${bounds}.` },
     after: { type: GraphQLString, description: "A cursor of this parent's list: read the items after it." },

@@ -58,7 +58,8 @@ export function cursorPlanFor(
   const key = terms
     .map((t) => {
       const { relations, field } = t.target;
-      return `${relations.map((r) => r.property).join('/')}\u0000${field.property}\u0000${field.column}\u0000${field.kind}\u0000${t.direction}`;
+      const order = `${t.direction}${t.nullsFirst ? ' nulls first' : ''}${t.caseInsensitive ? ' ci' : ''}`;
+      return `${relations.map((r) => r.property).join('/')}\u0000${field.property}\u0000${field.column}\u0000${field.kind}\u0000${order}`;
     })
     .join('\u0001');
   const known = ctx.plans.get(key);
@@ -71,11 +72,12 @@ export function cursorPlanFor(
 
 /**
  * Derive the cursor plan of an effective sort. The signature covers the root entity and, per key, its table,
- * column, join path (relation property names), field kind and direction: the same effective sort always gives the
- * same signature, and any change to it gives another. The dialect is not signed: each key must be in the form this
- * dialect writes (see key-holds.ts), so a key written in another dialect's form is refused by construction. The
- * backward signature hashes the same parts and one more, a direction marker: a forward and a backward cursor of one
- * sort never share a signature, and a forward sort has 1 + 5n parts, so no forward sort can hash like it either.
+ * column, join path (relation property names), field kind and order (direction, NULLs first, case-insensitive):
+ * the same effective sort always gives the same signature, and any change to it gives another. The dialect is not
+ * signed: each key must be in the form this dialect writes (see key-holds.ts), so a key written in another dialect's
+ * form is refused by construction. The backward signature hashes the same parts and one more, a direction marker:
+ * a forward and a backward cursor of one sort never share a signature, and a forward sort has 1 + 5n parts, so no
+ * forward sort can hash like it either.
  */
 export function cursorPlanOf(ctx: KeyContext, sort: readonly SortKey[]): CursorPlan {
   const parts: string[] = [ctx.bound.meta.className];
@@ -84,11 +86,19 @@ export function cursorPlanOf(ctx: KeyContext, sort: readonly SortKey[]): CursorP
     const shape = key.term ? shapeOfField(key.term.target.field, ctx.dialect) : ctx.primaryKey.get(key.column);
     if (!shape) throw new Error(`listql: no shape for sort key column ${key.column}`);
     const table = relations.at(-1)?.target.meta.tableName ?? ctx.bound.meta.tableName;
-    parts.push(table, key.column, relations.map((r) => r.property).join('/'), shape.kind, key.direction);
+    parts.push(table, key.column, relations.map((r) => r.property).join('/'), shape.kind, orderPart(key));
     const holds = (value: string | number | boolean) => keyHolds(value, shape, ctx.dialect);
     return { sort: key, shape, spec: { type: cursorTypeOf(shape, ctx.dialect), nullable: key.nullable, holds } };
   });
   return { keys, signature: sortSignature(parts), backwardSignature: sortSignature([...parts, BACKWARD]) };
+}
+
+/**
+ * A key's order as signed: its direction, then ` nulls first` when its NULLs come first, ` ci` when it is
+ * case-insensitive. A default key signs its direction alone, as before either existed, so its cursors still hold.
+ */
+function orderPart(key: SortKey): string {
+  return `${key.direction}${key.nullable && key.nullsFirst ? ' nulls first' : ''}${key.caseInsensitive ? ' ci' : ''}`;
 }
 
 /** Encode the cursor that continues after a row's keys (signed or sealed when the plan carries a seal). */

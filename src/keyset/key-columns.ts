@@ -1,10 +1,11 @@
 import { type Platform, raw } from '@mikro-orm/core';
 import { QueryFlag } from '@mikro-orm/sql';
+import type { Dialect } from '../dialect/index.ts';
 import { executionFailed } from '../errors.ts';
 import { selectsExplicitly } from '../orm/qb-state.ts';
 import type { AnyQueryBuilder } from '../orm/query-builder.ts';
 import { ALIAS_PREFIX } from '../plan/alias.ts';
-import type { SortKey } from '../plan/order.ts';
+import { type SortKey, sortExpression } from '../plan/order.ts';
 import { type CursorValue, keyFits } from './cursor-codec.ts';
 import type { CursorKey, KeyContext } from './cursor-plan.ts';
 import { readKeyValue } from './key-values.ts';
@@ -28,14 +29,26 @@ function columnSql(qb: AnyQueryBuilder, key: SortKey, platform: Platform): strin
   return platform.quoteIdentifier(`${key.alias ?? qb.alias}.${key.column}`);
 }
 
-/** List the planned sort keys as the keyset predicate needs them. */
-export function keysetColumns(qb: AnyQueryBuilder, keys: readonly CursorKey[], platform: Platform): KeysetColumn[] {
-  return keys.map((k) => ({
-    sql: columnSql(qb, k.sort, platform),
-    direction: k.sort.direction,
-    nullable: k.sort.nullable,
-    ...(k.sort.nullsFirst ? { nullsFirst: true } : {}),
-  }));
+/**
+ * List the planned sort keys as the keyset predicate needs them. A case-insensitive key compares its folded column
+ * with each cursor value folded the same way in SQL (the cursor carries the value as read).
+ */
+export function keysetColumns(
+  qb: AnyQueryBuilder,
+  keys: readonly CursorKey[],
+  platform: Platform,
+  dialect: Dialect,
+): KeysetColumn[] {
+  return keys.map((k) => {
+    const value = sortExpression(dialect, k.sort, '?');
+    return {
+      sql: sortExpression(dialect, k.sort, columnSql(qb, k.sort, platform)),
+      direction: k.sort.direction,
+      nullable: k.sort.nullable,
+      ...(k.sort.nullsFirst ? { nullsFirst: true } : {}),
+      ...(value === '?' ? {} : { value }),
+    };
+  });
 }
 
 /**
@@ -56,7 +69,11 @@ export function selectKeys(
   );
   if (orderColumns || qb.hasFlag(QueryFlag.DISTINCT))
     keys.forEach((k, i) => {
-      extra.push(raw(`${ctx.dialect.sortedExpression(k.shape, column(k.sort))} as ${alias(orderAlias(i))}`));
+      extra.push(
+        raw(
+          `${ctx.dialect.sortedExpression(k.shape, sortExpression(ctx.dialect, k.sort, column(k.sort)))} as ${alias(orderAlias(i))}`,
+        ),
+      );
     });
   // `addSelect` on a builder without an explicit selection would select only the extras: keep `alias.*` then.
   qb.addSelect(selectsExplicitly(qb) ? extra : [`${qb.alias}.*`, ...extra]);

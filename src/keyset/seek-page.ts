@@ -36,8 +36,9 @@ export function continuePage(
       ) as never,
     );
   // A first page: as planned, or on MySQL, seekable parts (see seekFirst); backward, the last page, mirrored.
-  if (at === undefined) return seekFirst(qb, dialect, () => keysetColumns(qb, keys, platform), keys, platform, paging);
-  const columns = keysetColumns(qb, keys, platform);
+  if (at === undefined)
+    return seekFirst(qb, dialect, () => keysetColumns(qb, keys, platform, dialect), keys, platform, paging);
+  const columns = keysetColumns(qb, keys, platform, dialect);
   return seekAfter(qb, dialect, columns, at, keys, platform, paging.limit + 1);
 }
 
@@ -182,7 +183,8 @@ export function unionPage(
     const [first, ...rest] = parts as [AnyQueryBuilder, ...AnyQueryBuilder[]];
     outer.from(first.unionAll(...rest), qb.alias);
   }
-  const order = keys.map((k, i) => ({ ...k.sort, column: orderAlias(i), alias: qb.alias }));
+  // The selected order columns hold what each key orders by (folded, for a case-insensitive key): no folding again.
+  const order = keys.map((k, i) => ({ ...k.sort, column: orderAlias(i), alias: qb.alias, caseInsensitive: false }));
   outer.orderBy(orderByOf(platform, dialect, qb.alias, order));
   outer.limit(limit);
   return bySubquery ? subqueryCompound(qb, outer, parts, platform) : outer;

@@ -6,8 +6,10 @@ export interface KeysetColumn {
   readonly sql: string;
   readonly direction: 'asc' | 'desc';
   readonly nullable: boolean;
-  /** NULLs come first in this key's order (a mirrored, backward order); absent means NULLS LAST. */
+  /** NULLs come first in this key's order (asked for, or a mirrored, backward order); absent means NULLS LAST. */
   readonly nullsFirst?: boolean;
+  /** The SQL a cursor value is compared as, `?` its placeholder (`lower(?)`, a case-insensitive key); `?` if absent. */
+  readonly value?: string;
 }
 
 /** Options of keysetPredicate. */
@@ -170,15 +172,17 @@ function equalOf(unit: Unit): SqlFragment {
   if (unit.columns.length === 1 && unit.values[0] === null)
     return { sql: `${unit.columns[0]!.sql} is null`, params: [] };
   return joinFragments(
-    unit.columns.map((c, i) => ({ sql: `${c.sql} = ?`, params: [unit.values[i]] })),
+    unit.columns.map((c, i) => ({ sql: `${c.sql} = ${c.value ?? '?'}`, params: [unit.values[i]] })),
     ' and ',
   );
 }
 
 function compare(unit: Unit, operator: string): SqlFragment {
-  if (unit.columns.length === 1) return { sql: `${unit.columns[0]!.sql} ${operator} ?`, params: [unit.values[0]] };
+  const only = unit.columns[0]!;
+  if (unit.columns.length === 1)
+    return { sql: `${only.sql} ${operator} ${only.value ?? '?'}`, params: [unit.values[0]] };
   const left = unit.columns.map((c) => c.sql).join(', ');
-  const right = unit.columns.map(() => '?').join(', ');
+  const right = unit.columns.map((c) => c.value ?? '?').join(', ');
   return { sql: `(${left}) ${operator} (${right})`, params: [...unit.values] };
 }
 

@@ -27,7 +27,7 @@ export function listOperation(description: EngineDescription, names: OperationNa
       type: 'string',
       maxLength: limits.maxFilterBytes,
     }),
-    param('sort', `Comma-separated sort keys; a leading \`-\` sorts descending. ${sortHelp(description)}`, {
+    param('sort', `Comma-separated sort keys; ${SORT_SYNTAX} ${sortHelp(description)}`, {
       type: 'string',
       // The order used without `sort`; OpenAPI's `default` says exactly that (the primary key still follows).
       ...(description.defaultSort === undefined ? {} : { default: description.defaultSort }),
@@ -116,17 +116,25 @@ function filterHelp(description: SchemaDescription): string {
   return lines.length ? `Filterable: ${lines.join('; ')}.` : 'No field is filterable.';
 }
 
+/** How a sort key is written, for the `sort` parameters' descriptions. */
+export const SORT_SYNTAX =
+  'a leading `-` sorts descending; NULLs sort last, `:nullsfirst` after a key puts them first; `:ci` sorts a key ' +
+  'marked [:ci] case-insensitively.';
+
 function sortHelp(description: EngineDescription): string {
   const fallback =
     description.defaultSort === undefined ? 'the primary key' : `${description.defaultSort}, then the primary key`;
   return `${sortableHelp(description)} Without sort: ${fallback}. At most ${description.limits.maxSortJoins} relations may be sorted through.`;
 }
 
-/** `Sortable: a, b/c.`: the keys a list of `schema` may be sorted by, through its to-one relations too. */
+/**
+ * `Sortable: a, b/c, d[:ci].`: the keys a list of `schema` may be sorted by, through its to-one relations too,
+ * `[:ci]` after those that may also be sorted case-insensitively.
+ */
 function sortableHelp(schema: SchemaDescription): string {
   const keys: string[] = [];
   walk(schema, '', (prefix, field) => {
-    if (field.sortable) keys.push(prefix + field.name);
+    if (field.sortable) keys.push(`${prefix}${field.name}${field.sortCaseInsensitive ? '[:ci]' : ''}`);
   });
   return keys.length ? `Sortable: ${keys.join(', ')}.` : 'No field is sortable.';
 }

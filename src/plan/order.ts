@@ -16,10 +16,12 @@ export interface SortKey {
   readonly direction: 'asc' | 'desc';
   readonly nullable: boolean;
   /**
-   * NULLs sort first (a backward page's mirrored order, see keyset/backward.ts); absent means NULLS LAST, the order
-   * of every request.
+   * NULLs sort first: the client asked (`:nullsfirst`), or a backward page mirrors NULLS LAST (keyset/backward.ts).
+   * Absent means NULLS LAST, the default order.
    */
   readonly nullsFirst?: boolean;
+  /** Case-insensitive (`:ci`): ordered and compared by the folded value (see sortExpression). */
+  readonly caseInsensitive?: boolean;
   /** The requested term this key comes from; undefined for an appended primary-key tie-breaker. */
   readonly term?: ResolvedSortTerm;
 }
@@ -46,12 +48,16 @@ export function effectiveSort(
     const id = `${alias ?? ''}.${field.column}`;
     if (seen.has(id)) continue;
     seen.add(id);
+    // A LEFT JOIN gives NULL when the related row is missing or filtered out, even for a NOT NULL column.
+    const nullable = alias !== undefined || (field.nullable && !primary.has(field.column));
     keys.push({
       column: field.column,
       ...(alias === undefined ? {} : { alias }),
       direction: term.direction,
-      // A LEFT JOIN gives NULL when the related row is missing or filtered out, even for a NOT NULL column.
-      nullable: alias !== undefined || (field.nullable && !primary.has(field.column)),
+      nullable,
+      // A key that cannot be NULL orders alike in both placements: `:nullsfirst` changes nothing there.
+      ...(nullable && term.nullsFirst ? { nullsFirst: true } : {}),
+      ...(term.caseInsensitive ? { caseInsensitive: true } : {}),
       term,
     });
   }
@@ -67,8 +73,8 @@ export function effectiveSort(
 type OrderEntry = Record<string, QueryOrder>;
 
 /**
- * Build the `orderBy()` argument for sort keys on the root `alias`. NULLs sort last in both directions (first in
- * a backward page's mirrored order, see keyset/backward.ts):
+ * Build the `orderBy()` argument for sort keys on the root `alias`. NULLs sort last in both directions unless the
+ * key says first (`:nullsfirst`, or a backward page's mirrored order, see keyset/backward.ts):
  * nullable columns say so (`asc nulls last`); NOT NULL columns get a plain `asc`/`desc` so an index can serve the
  * order, backward scans included. MySQL and MariaDB have no NULLS LAST: there NULLs are the smallest value, so
  * `desc nulls last` and `asc nulls first` are their plain order (an index serves it), and only the other two get
@@ -77,9 +83,18 @@ type OrderEntry = Record<string, QueryOrder>;
 export function orderByOf(platform: Platform, dialect: Dialect, alias: string, keys: readonly SortKey[]): OrderEntry[] {
   const nullsLowest = dialect.emulatesNullsOrder;
   return keys.map((key) => {
-    const column = raw(platform.quoteIdentifier(`${key.alias ?? alias}.${key.column}`));
+    const column = raw(sortExpression(dialect, key, platform.quoteIdentifier(`${key.alias ?? alias}.${key.column}`)));
     return { [column]: direction(key, nullsLowest) } as OrderEntry;
   });
+}
+
+/**
+ * The expression a key orders and seeks by, from its quoted column (or a cursor value's placeholder): the column, or
+ * for a case-insensitive key where the collation does not already compare caselessly, its letters A–Z folded to lower
+ * case (`lower("b"."title" collate "C")` on PostgreSQL, `lower("b"."title")` on SQLite).
+ */
+export function sortExpression(dialect: Dialect, key: Pick<SortKey, 'caseInsensitive'>, sql: string): string {
+  return key.caseInsensitive && !dialect.collationSortsCaselessly ? dialect.foldedColumn(sql) : sql;
 }
 
 /**

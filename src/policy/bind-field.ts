@@ -53,10 +53,15 @@ export function bindField(meta: EntityMetadata, entry: ExposedField, platform: P
   const operators = new Set<Operator>();
   let filterable = false;
   let sortable = false;
+  let sortCaseInsensitive = false;
   let selectable = true;
   for (const option of entry.options) {
-    if (option.kind === 'sortable') sortable = true;
-    else if (option.kind === 'selectable') selectable = option.enabled;
+    if (option.kind === 'sortable') {
+      sortable = true;
+      if (option.caseInsensitive && shape.kind !== 'string')
+        throw invalidSchema(`${label}: a case-insensitive sort needs a string field, not one of kind ${shape.kind}`);
+      sortCaseInsensitive ||= option.caseInsensitive === true;
+    } else if (option.kind === 'selectable') selectable = option.enabled;
     else {
       filterable = true;
       for (const op of option.operators ?? defaultOperators(shape.kind, nullable)) {
@@ -78,6 +83,7 @@ export function bindField(meta: EntityMetadata, entry: ExposedField, platform: P
     operators,
     filterable,
     sortable,
+    ...(sortCaseInsensitive ? { sortCaseInsensitive } : {}),
     selectable,
     prop,
     ...(shape.kind === 'enum' ? { enumItems: Object.freeze([...(prop.items ?? [])]) } : {}),

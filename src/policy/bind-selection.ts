@@ -1,7 +1,7 @@
 import { invalidSchema, isListError } from '../errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import type { SortTerm } from '../syntax/ast.ts';
-import { parseSort } from '../syntax/sort.ts';
+import { parseSort, sortModifiers, sortTermText } from '../syntax/sort.ts';
 import type { BoundRelation, BoundSchema, BoundSelection, FieldRef, ResolvedSortTerm } from './bound-schema.ts';
 import type { RelationSelectOptions } from './options.ts';
 
@@ -91,10 +91,15 @@ export function defaultSortOf(
     const at = error.position === undefined ? '' : ` at byte ${error.position.offset}`;
     throw invalidSchema(`${label}: defaultSort '${text}' is not a valid sort${at}: ${error.message}`, error);
   }
-  const terms = parsed.map((term) => ({ target: sortTarget(label, text, term, target), direction: term.direction }));
-  const canonical = parsed
-    .map((t) => `${t.direction === 'desc' ? '-' : ''}${t.path.segments.map((s) => s.name).join('/')}`)
-    .join(',');
+  const terms = parsed.map((term): ResolvedSortTerm => {
+    const field = sortTarget(label, text, term, target);
+    if (term.caseInsensitive && !field.field.sortCaseInsensitive)
+      throw invalidSchema(
+        `${label}: defaultSort '${text}' does not fit the nested policy: '${field.field.publicName}' cannot be sorted case-insensitively`,
+      );
+    return { target: field, direction: term.direction, ...sortModifiers(term) };
+  });
+  const canonical = parsed.map(sortTermText).join(',');
   return Object.freeze({ text: canonical, terms: Object.freeze(terms) });
 }
 

@@ -28,6 +28,8 @@ export interface BoundField {
   readonly operators: ReadonlySet<Operator>;
   readonly filterable: boolean;
   readonly sortable: boolean;
+  /** Whether clients may sort it case-insensitively (`sort=title:ci`; `sortable({ caseInsensitive: true })`). */
+  readonly sortCaseInsensitive?: boolean;
   /** Whether `fields=` may name it (true unless the policy says `selectable(false)`). */
   readonly selectable: boolean;
   /** Allowed values of an enum field. */
@@ -89,6 +91,10 @@ export interface FieldRef {
 export interface ResolvedSortTerm {
   readonly target: FieldRef;
   readonly direction: 'asc' | 'desc';
+  /** NULLs first (`:nullsfirst`); absent: last, the default. */
+  readonly nullsFirst?: true;
+  /** Case-insensitive (`:ci`): the field allows it. */
+  readonly caseInsensitive?: true;
 }
 
 /** One column of the root primary key, used for tie-breakers and cursors. */

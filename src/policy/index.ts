@@ -19,6 +19,7 @@ export {
   type RelationSelectOptions,
   type SelectableOption,
   type SortableOption,
+  type SortableOptions,
   selectable,
   sortable,
 } from './options.ts';

@@ -29,9 +29,17 @@ export interface FilterableOption<O extends Operator = Operator> {
   readonly operators?: readonly O[];
 }
 
-/** `sortable()`. */
+/** `sortable()`, or `sortable({ caseInsensitive: true })`. */
 export interface SortableOption {
   readonly kind: 'sortable';
+  /** Clients may also sort the field case-insensitively (`sort=title:ci`); string fields only. */
+  readonly caseInsensitive?: boolean;
+}
+
+/** The options of `sortable(...)`. */
+export interface SortableOptions {
+  /** Allow `:ci`, a case-insensitive order (letters A–Z folded to lower case); string fields only. */
+  readonly caseInsensitive?: boolean;
 }
 
 /** `selectable()` or `selectable(false)`: whether `fields=` may name the field (every exposed field may by default). */
@@ -57,9 +65,14 @@ export function filterable<const O extends Operator[]>(...operators: O): Filtera
 
 const SORTABLE: SortableOption = Object.freeze({ kind: 'sortable' });
 
-/** Allow sorting by a field (`sort=name,-createdAt`). */
-export function sortable(): SortableOption {
-  return SORTABLE;
+/**
+ * Allow sorting by a field (`sort=name,-createdAt`), in either NULL placement (`:nullsfirst`, `:nullslast`), and
+ * with `caseInsensitive: true` case-insensitively too (`sort=title:ci`, string fields only).
+ *
+ * @example schema(Book).expose('title', sortable({ caseInsensitive: true })) // sort=title, sort=title:ci
+ */
+export function sortable(options: SortableOptions = {}): SortableOption {
+  return options.caseInsensitive ? Object.freeze({ kind: 'sortable', caseInsensitive: true }) : SORTABLE;
 }
 
 /**

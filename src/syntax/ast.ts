@@ -127,10 +127,17 @@ export interface QuantifierNode {
 
 export type FilterNode = ComparisonNode | MembershipNode | NullCheckNode | NotNode | AndNode | OrNode | QuantifierNode;
 
-/** One term of `sort`: a path and its direction (`-` prefix means descending). */
+/**
+ * One term of `sort`: a path and its direction (`-` prefix means descending), and its `:` modifiers: `:ci` (compare
+ * case-insensitively) and `:nullsfirst` / `:nullslast` (where NULLs go; last when not said).
+ */
 export interface SortTerm {
   readonly path: Path;
   readonly direction: 'asc' | 'desc';
+  /** Where NULLs sort, when the term says (`:nullsfirst`, `:nullslast`). */
+  readonly nulls?: 'first' | 'last';
+  /** `:ci`: order by the value with its letters A–Z folded to lower case. */
+  readonly caseInsensitive?: true;
   readonly span: Span;
 }
 

@@ -9,7 +9,10 @@ export const GRAMMAR_SOURCE: string = `// listql REST grammar v1: the \`filter\`
 // exactly where whitespace is required (\`rsp\`), optional (\`sp\`) or forbidden (around "/", after "(").
 // Keywords are exact lower case and reserved: a keyword rule only matches when no name character follows
 // (\`android\`, \`order\`, \`isbn\`, \`TRUE\` are names). The \`sort\` parameter uses the same \`ident\` rule and is
-// scanned by hand in src/syntax/sort.ts; \`fields\` is scanned by hand in src/syntax/fields.ts, which must
+// scanned by hand in src/syntax/sort.ts:
+//   sort = sp term (sp "," sp term)* sp end
+//   term = "-"? path (":" ("ci" | "nullsfirst" | "nullslast"))*   -- each modifier at most once, one placement
+// (no whitespace around ":"); \`fields\` is scanned by hand in src/syntax/fields.ts, which must
 // accept exactly what the \`fields\` rule accepts (test/syntax/fields-grammar.test.ts).
 //
 // Character classes are written inline in the hot rules (ident, string, whitespace) rather than as rule

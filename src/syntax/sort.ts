@@ -6,10 +6,13 @@ import { isIdentPart, isIdentStart, isSpace, KEYWORDS, showChar, showToken } fro
 import { type Locator, locatorFor } from './locator.ts';
 
 /**
- * Parse a `sort` value: `sp term (sp "," sp term)* sp`, where term is `-`? followed by a path. Errors point,
- * like filter errors, at the end of the longest prefix that still fits (a reserved word at its first byte).
+ * Parse a `sort` value: `sp term (sp "," sp term)* sp`, where term is `-`? followed by a path and any of the
+ * modifiers `:ci`, `:nullsfirst`, `:nullslast` (no whitespace around the colon, each at most once, one NULL
+ * placement). Errors point, like filter errors, at the end of the longest prefix that still fits (a reserved word
+ * at its first byte).
  *
  * @example parseSort('-price, author/name') // [price desc, author/name asc]
+ * @example parseSort('-score:nullsfirst,title:ci') // [score desc nulls first, title asc case-insensitive]
  */
 export function parseSort(text: string, limits: Limits = DEFAULT_LIMITS): readonly SortTerm[] {
   const loc = locatorFor(text);
@@ -49,20 +52,83 @@ export function parseSort(text: string, limits: Limits = DEFAULT_LIMITS): readon
     if (seen.has(key)) throw invalid(text, loc, start, `${showToken(key)} appears twice in sort`);
     seen.add(key);
     const pathStart = descending ? start + 1 : start;
+    const path = { segments, span: loc.span(pathStart, i) };
+    const modifiers = readModifiers(text, loc, i, key);
+    i = modifiers.end;
     terms.push({
-      path: { segments, span: loc.span(pathStart, i) },
+      path,
       direction: descending ? 'desc' : 'asc',
+      ...(modifiers.nulls ? { nulls: modifiers.nulls } : {}),
+      ...(modifiers.caseInsensitive ? { caseInsensitive: true as const } : {}),
       span: loc.span(start, i),
     });
     i = skipSpace(text, i);
     if (i >= text.length) return terms;
     if (text.charCodeAt(i) === 0x2f) throw invalid(text, loc, i, "whitespace is not allowed before '/'");
+    if (text.charCodeAt(i) === 0x3a && sortDirectionHint(text, i, key) === undefined)
+      throw invalid(text, loc, i, "whitespace is not allowed before ':'");
     if (text.charCodeAt(i) !== 0x2c) {
       const hint = sortDirectionHint(text, i, key);
       throw invalid(text, loc, i, "expected ',' or the end of sort", hint);
     }
     i = skipSpace(text, i + 1);
   }
+}
+
+interface Modifiers {
+  readonly end: number;
+  readonly nulls?: 'first' | 'last';
+  readonly caseInsensitive?: boolean;
+}
+
+const MODIFIERS = "'ci', 'nullsfirst' or 'nullslast'";
+
+/** Read a term's `:word` modifiers from `start` (just after its path); each is a lower-case word, at most once. */
+function readModifiers(text: string, loc: Locator, start: number, key: string): Modifiers {
+  let i = start;
+  let nulls: 'first' | 'last' | undefined;
+  let caseInsensitive = false;
+  while (text.charCodeAt(i) === 0x3a) {
+    const at = i + 1;
+    if (isSpace(text.charCodeAt(at))) throw invalid(text, loc, i, "whitespace is not allowed after ':'");
+    const end = identEnd(text, at);
+    const word = text.slice(at, end);
+    if (word === 'ci') {
+      if (caseInsensitive) throw invalid(text, loc, at, `':ci' appears twice on ${showToken(key)}`);
+      caseInsensitive = true;
+    } else if (word === 'nullsfirst' || word === 'nullslast') {
+      if (nulls) throw invalid(text, loc, at, `${showToken(key)} has two NULL placements`);
+      nulls = word === 'nullsfirst' ? 'first' : 'last';
+    } else {
+      const hint = sortDirectionHint(text, i, key) ?? modifierHint(word);
+      throw invalid(text, loc, at, `expected ${MODIFIERS} after ':'`, hint);
+    }
+    i = end;
+  }
+  return { end: i, ...(nulls ? { nulls } : {}), ...(caseInsensitive ? { caseInsensitive } : {}) };
+}
+
+/** A modifier written another way (`:NULLS_FIRST`, `:nulls-last`, `:CI`). */
+function modifierHint(word: string): string | undefined {
+  const lower = word.toLowerCase().replace(/[_-]/g, '');
+  if (lower === 'ci' || lower === 'nullsfirst' || lower === 'nullslast') return `write ':${lower}'`;
+  if (lower === 'nulls' || lower === 'first' || lower === 'last') return "write ':nullsfirst' or ':nullslast'";
+  return undefined;
+}
+
+/** A term's modifiers as a resolved sort term carries them: `nullsFirst` and `caseInsensitive`, each only when set. */
+export function sortModifiers(term: SortTerm): { readonly nullsFirst?: true; readonly caseInsensitive?: true } {
+  return {
+    ...(term.nulls === 'first' ? { nullsFirst: true as const } : {}),
+    ...(term.caseInsensitive ? { caseInsensitive: true as const } : {}),
+  };
+}
+
+/** Write a parsed term back in canonical form: `-` for descending, the path, then `:ci` and the NULL placement. */
+export function sortTermText(term: SortTerm): string {
+  const path = term.path.segments.map((s) => s.name).join('/');
+  const nulls = term.nulls ? `:nulls${term.nulls}` : '';
+  return `${term.direction === 'desc' ? '-' : ''}${path}${term.caseInsensitive ? ':ci' : ''}${nulls}`;
 }
 
 function identEnd(text: string, start: number): number {

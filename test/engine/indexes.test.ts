@@ -57,6 +57,9 @@ const EXPECTED = {
     'create index if not exists "ix_shelf_created_at_desc_id_idx" on "ix_shelf" ("created_at" desc, "id")',
     'create index if not exists "ix_shelf_score_id_idx" on "ix_shelf" ("score", "id")',
     'create index if not exists "ix_shelf_score_desc_id_idx" on "ix_shelf" ("score" desc nulls last, "id")',
+    // `:nullsfirst` on a nullable key: PostgreSQL's indexes say where their NULLs go.
+    'create index if not exists "ix_shelf_score_nf_id_idx" on "ix_shelf" ("score" nulls first, "id")',
+    'create index if not exists "ix_shelf_score_desc_nf_id_idx" on "ix_shelf" ("score" desc, "id")',
     'create index if not exists "ix_note_shelf_id_idx" on "ix_note" ("shelf_id")',
   ],
   sqlite: [
@@ -121,9 +124,16 @@ eachDialect('engine indexes', { entities: [ShelfSchema, NoteSchema] }, (test, di
     );
     assert.equal(
       advice.map((a) => a.serves),
-      ['sort=createdAt', 'sort=-createdAt', 'sort=score', 'sort=-score', 'filter=notes/any(…)'],
+      [
+        'sort=createdAt',
+        'sort=-createdAt',
+        'sort=score',
+        'sort=-score',
+        ...(dialect === 'postgresql' ? ['sort=score:nullsfirst', 'sort=-score:nullsfirst'] : []),
+        'filter=notes/any(…)',
+      ],
     );
-    assert.equal(advice[4]?.reason, 'correlation');
+    assert.equal(advice.at(-1)?.reason, 'correlation');
     assert.equal(advice[3]?.columns, [
       { column: 'score', direction: 'desc', nulls: 'last' },
       { column: 'id', direction: 'asc' },
@@ -199,6 +209,37 @@ eachDialect('engine indexes', { entities: [ShelfSchema, NoteSchema] }, (test, di
         // The index gives the order and the start: a bounded scan, no sort step.
         assert.match(plan, /Index Cond/, `${label}: ${plan}`);
         assert.not.match(plan, /Seq Scan|\bSort\b/, `${label}: ${plan}`);
+      }
+    }
+  });
+
+  test('a key sorted :nullsfirst pages by seeking on its advised index, both ways', async ({ db }) => {
+    const engine = createEngine(db.orm, { policy });
+    const conn = db.orm.em.getConnection();
+    for (const advice of engine.indexes()) await conn.execute(advice.ddl);
+    for (const sort of ['score:nullsfirst', '-score:nullsfirst']) {
+      for (const [offset, backward] of [
+        [ROWS / 2, false],
+        [ROWS / 2, true],
+        [100, false],
+      ] as const) {
+        const label = `sort=${sort} offset=${offset}${backward ? ' backward' : ''}`;
+        const scoped = engine.from((db.orm.em.fork() as SqlEntityManager).createQueryBuilder(Shelf, 's'));
+        const page = await scoped.list({ sort, limit: String(LIMIT), offset: String(offset) });
+        const cursor = backward ? page.page.prevCursor! : page.page.nextCursor!;
+        const query = { sort, limit: String(LIMIT), cursor };
+        const result = await scoped.list(query);
+        const at = backward ? offset - LIMIT : offset + LIMIT;
+        const expected = await scoped.list({ sort, limit: String(LIMIT), offset: String(at) });
+        assert.equal(result.items, expected.items, label);
+        if (dialect === 'sqlite') continue;
+        const data = (await scoped.explain(query)).data!;
+        const plan = await explainPlan(db, data.sql, data.params);
+        if (dialect === 'mariadb') assertSeeks(dialect, plan, label);
+        else {
+          assert.not.match(plan, /Seq Scan/, `${label}: ${plan}`);
+          assert.match(plan, /Index (Only )?Scan/, `${label}: ${plan}`);
+        }
       }
     }
   });

@@ -318,7 +318,16 @@ function quantifierArb(
     );
 }
 
-/** Random sorts: up to `max` distinct sortable paths with random directions. */
+/** A sort key's modifiers: mostly none, sometimes `:ci`, `:nullsfirst` or `:nullslast`. */
+const modifiersArb: fc.Arbitrary<{ readonly ci?: boolean; readonly nulls?: 'first' | 'last' }> = fc.record(
+  {
+    ci: fc.boolean(),
+    nulls: fc.constantFrom('first' as const, 'first' as const, 'last' as const),
+  },
+  { requiredKeys: [] },
+);
+
+/** Random sorts: up to `max` distinct sortable paths with random directions and modifiers. */
 export function sortArb(root: EntitySpec, hops: number, max = 3): fc.Arbitrary<GenSortTerm[]> {
   const paths = pathsOf(root, hops, (f) => f.sortable);
   return fc
@@ -328,8 +337,23 @@ export function sortArb(root: EntitySpec, hops: number, max = 3): fc.Arbitrary<G
     })
     .chain((chosen) =>
       fc
-        .array(fc.constantFrom('asc' as const, 'desc' as const), { minLength: chosen.length, maxLength: chosen.length })
-        .map((dirs) => chosen.map((p, i) => ({ hops: p.hops, field: p.field, direction: dirs[i] ?? 'asc' }))),
+        .array(fc.tuple(fc.constantFrom('asc' as const, 'desc' as const), modifiersArb), {
+          minLength: chosen.length,
+          maxLength: chosen.length,
+        })
+        .map((orders) =>
+          chosen.map((p, i) => {
+            const [direction, { ci, nulls }] = orders[i] ?? ['asc', {}];
+            // `:ci` on the string fields (every policy of the oracle allows it there), a NULL placement on any key.
+            return {
+              hops: p.hops,
+              field: p.field,
+              direction,
+              ...(ci && p.field.kind === 'string' ? { ci } : {}),
+              ...(nulls ? { nulls } : {}),
+            };
+          }),
+        ),
     );
 }
 

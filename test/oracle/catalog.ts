@@ -75,7 +75,7 @@ export const productPolicy = productSpec.fields.reduce(
     policy.expose(
       f.name,
       f.ops.some((op) => CASE_INSENSITIVE_OPS.includes(op)) ? filterable(...f.ops) : filterable(),
-      sortable(),
+      sortable({ caseInsensitive: f.kind === 'string' }),
     ),
   schema<any>(Product),
 );

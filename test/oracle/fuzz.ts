@@ -144,6 +144,9 @@ export const sortArb: fc.Arbitrary<string> = fc
   .array(
     fc.oneof(
       fc.constantFrom('id', '-id', 'name', '-price', 'a/b', 'asc', '--id', '-', '', ' ', 'id ', 'author/name', 'x/'),
+      // Modifiers, well-formed and not: `:ci`, NULL placements, repeats, empty, spaced, unknown, misplaced.
+      fc.constantFrom('name:ci', '-price:nullsfirst', 'id:nullslast:ci', 'name:ci:ci', 'id:', ':ci', 'id :ci'),
+      fc.constantFrom('id: nullsfirst', 'id:nullsfirst:nullslast', 'a/b:ci', 'id:desc', 'id::ci', '-:ci', 'id:CI'),
       fc.string({ maxLength: 6 }),
     ),
     { maxLength: 8 },

@@ -217,7 +217,8 @@ function specOf(decl: Decl, tree = false): EntitySpec {
 /** The policy of a declaration; with `selectable`, every relation's objects may be selected (`select`). */
 function policyOf(decl: Decl, selectable = false): Policy {
   let policy = schema(decl.entity as typeof Book) as unknown as Policy;
-  for (const f of decl.fields) policy = policy.expose(f.name as never, filterable(), sortable());
+  for (const f of decl.fields)
+    policy = policy.expose(f.name as never, filterable(), sortable({ caseInsensitive: f.kind === 'string' }));
   // Every to-one relation allows `<name> is null` (the reference models it: see evaluate.ts).
   for (const [name, cardinality, target, options] of decl.relations) {
     if (options?.treeOnly && !selectable) continue;

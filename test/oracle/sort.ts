@@ -1,24 +1,38 @@
 /**
- * The reference sorter: the requested keys in order, NULLS LAST in both directions, then every primary-key column
- * not already requested, ascending; values ordered as the database orders them (values.ts, DbModel). A key reached through a to-one relation whose row does not exist is NULL
- * (a LEFT JOIN finds nothing).
+ * The reference sorter: the requested keys in order, NULLS LAST in both directions (first where a key says
+ * `:nullsfirst`), `:ci` keys compared with A–Z folded, then every primary-key column not already requested,
+ * ascending; values ordered as the database orders them (values.ts, DbModel). A key reached through a to-one
+ * relation whose row does not exist is NULL (a LEFT JOIN finds nothing).
  */
 import { follow } from './evaluate.ts';
 import type { EntitySpec, FieldSpec, RelationSpec, Row, Visibility } from './model.ts';
 import { BINARY, compareValues, type DbModel, type Value } from './values.ts';
 
-/** One requested sort key: to-one hops from the root, a field, a direction. */
+/**
+ * One requested sort key: to-one hops from the root, a field, a direction, and its modifiers: `ci` (`:ci`, string
+ * fields) and `nulls` (`:nullsfirst`, `:nullslast`; last when absent).
+ */
 export interface GenSortTerm {
   readonly hops: readonly RelationSpec[];
   readonly field: FieldSpec;
   readonly direction: 'asc' | 'desc';
+  readonly ci?: boolean;
+  readonly nulls?: 'first' | 'last';
 }
 
 /** Render sort terms as the `sort` parameter writes them. */
 export function printSort(terms: readonly GenSortTerm[]): string {
   return terms
-    .map((t) => `${t.direction === 'desc' ? '-' : ''}${[...t.hops.map((h) => h.name), t.field.name].join('/')}`)
+    .map((t) => {
+      const path = [...t.hops.map((h) => h.name), t.field.name].join('/');
+      return `${t.direction === 'desc' ? '-' : ''}${path}${t.ci ? ':ci' : ''}${t.nulls ? `:nulls${t.nulls}` : ''}`;
+    })
     .join(',');
+}
+
+/** Fold the letters A–Z to a–z and nothing else, as a `:ci` key compares (values.ts then applies the collation). */
+function foldAscii(value: string): string {
+  return value.replace(/[A-Z]/g, (c) => c.toLowerCase());
 }
 
 /** Read a sort key of a row: NULL when the value is NULL or a hop leads nowhere. */
@@ -51,10 +65,12 @@ export function compareSortKeys(
     const term = terms[i];
     if (x === null || y === null) {
       if (x === y) continue;
-      return x === null ? 1 : -1; // NULLS LAST, whatever the direction
+      // NULLS LAST whatever the direction, unless the key asks `:nullsfirst`.
+      return (x === null) === (term?.nulls === 'first') ? -1 : 1;
     }
     const field = term?.field ?? tieField(root, terms, i - terms.length);
-    const c = compareValues(field?.kind ?? 'integer', x, y, db, field?.items ? { items: field.items } : undefined);
+    const [u, v] = term?.ci && typeof x === 'string' && typeof y === 'string' ? [foldAscii(x), foldAscii(y)] : [x, y];
+    const c = compareValues(field?.kind ?? 'integer', u, v, db, field?.items ? { items: field.items } : undefined);
     if (c !== 0) return term?.direction === 'desc' ? -c : c;
   }
   return 0;

@@ -28,11 +28,12 @@ const HABITS: readonly Habit[] = [
     message: "expected ',' or the end of sort, found 'd': write '-name' to sort descending",
   },
   {
+    // `:` starts a sort modifier (`:ci`, `:nullsfirst`): the word after it is what does not fit.
     query: { sort: 'name:desc' },
     code: 'invalid_parameter',
     parameter: 'sort',
-    offset: 4,
-    message: "expected ',' or the end of sort, found ':': write '-name' to sort descending",
+    offset: 5,
+    message: "expected 'ci', 'nullsfirst' or 'nullslast' after ':', found 'd': write '-name' to sort descending",
   },
   {
     query: { sort: 'price, author/name DESC' },

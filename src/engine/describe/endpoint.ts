@@ -17,6 +17,8 @@ export interface FieldDescription {
   /** Declared operators, in a fixed order; `nin` is written `not in`, `null` enables `is null` / `is not null`. */
   readonly operators: readonly Operator[];
   readonly sortable: boolean;
+  /** Present (true) when clients may also sort it case-insensitively (`sort=title:ci`). */
+  readonly sortCaseInsensitive?: true;
   /** Whether `fields=` may pick it (at the root, and inside selectable relations; see `selectable`). */
   readonly selectable: boolean;
   /** Enum fields only: the values a literal may take. */
@@ -160,6 +162,7 @@ function describeSchema(bound: BoundSchema, selecting?: Selecting): SchemaDescri
       filterable: f.filterable,
       operators: OPERATORS.filter((op) => f.operators.has(op)),
       sortable: f.sortable,
+      ...(f.sortCaseInsensitive ? { sortCaseInsensitive: true as const } : {}),
       selectable: f.selectable,
     };
     return f.enumItems ? { ...described, values: [...f.enumItems] } : described;

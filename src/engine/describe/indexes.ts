@@ -8,7 +8,7 @@ export interface IndexColumn {
   readonly column: string;
   readonly direction: 'asc' | 'desc';
   /** Where NULLs go in this column of the index; only stated for nullable sort keys. */
-  readonly nulls?: 'last';
+  readonly nulls?: 'last' | 'first';
   /** The index keys the column folded to lower case, exactly as the case-insensitive operators compare it. */
   readonly folded?: true;
 }
@@ -40,7 +40,7 @@ export function adviseIndexes(bound: BoundSchema, dialect: Dialect, metadata: Me
   const out: IndexAdvice[] = [];
   const seen = new Set<string>();
   const push = (advice: Omit<IndexAdvice, 'ddl'>) => {
-    const id = `${advice.table}(${advice.columns.map((c) => `${c.folded ? 'folded ' : ''}${c.column} ${c.direction}`).join(',')})`;
+    const id = `${advice.table}(${advice.columns.map((c) => `${c.folded ? 'folded ' : ''}${c.column} ${c.direction}${c.nulls === 'first' ? ' nulls first' : ''}`).join(',')})`;
     if (seen.has(id)) return;
     seen.add(id);
     out.push({ ...advice, ddl: ddlOf(bound.platform, dialect, advice.table, advice.columns) });
@@ -64,21 +64,37 @@ function sortAdvice(bound: BoundSchema, dialect: Dialect, push: Push): void {
     // The primary key's own index serves a single-column key in both directions (a backward scan for desc).
     if (isKey && pkColumns.length === 1) continue;
     const nullable = field.nullable && !isKey;
-    for (const direction of ['asc', 'desc'] as const) {
-      const lead: IndexColumn = nullable
-        ? { column: field.column, direction, nulls: 'last' }
-        : { column: field.column, direction };
-      const columns = [lead, ...tieBreaker(field.column)];
-      const note = dialect.sortIndexNote(nullable, direction);
-      push({
-        reason: 'sort',
-        serves: `sort=${direction === 'desc' ? '-' : ''}${field.publicName}`,
-        table,
-        columns,
-        ...(note ? { note } : {}),
-      });
-    }
+    // `:ci` orders by the folded column, except where the collation already compares caselessly (a plain index).
+    const folds = field.sortCaseInsensitive === true && !dialect.collationSortsCaselessly;
+    for (const folded of folds ? [false, true] : [false])
+      for (const nulls of nullable ? placements(dialect) : [undefined])
+        for (const direction of ['asc', 'desc'] as const) {
+          const lead: IndexColumn = {
+            column: field.column,
+            direction,
+            ...(nulls ? { nulls } : {}),
+            ...(folded ? { folded: true as const } : {}),
+          };
+          const note = dialect.sortIndexNote(nullable, direction);
+          const modifiers = `${folded ? ':ci' : ''}${nulls === 'first' ? ':nullsfirst' : ''}`;
+          push({
+            reason: 'sort',
+            serves: `sort=${direction === 'desc' ? '-' : ''}${field.publicName}${modifiers}`,
+            table,
+            columns: [lead, ...tieBreaker(field.column)],
+            ...(note && nulls !== 'first' ? { note } : {}),
+          });
+        }
   }
+}
+
+/**
+ * The NULL placements a nullable sort key gets its own index for: both where an index column can say where its
+ * NULLs go (PostgreSQL); elsewhere NULLs are the smallest value in every index, so one index per direction serves
+ * the placement that puts them there (ascending NULLs first, descending NULLs last) and the note says so.
+ */
+function placements(dialect: Dialect): readonly ('last' | 'first')[] {
+  return dialect.indexNullsClause ? ['last', 'first'] : ['last'];
 }
 
 /**
@@ -153,16 +169,18 @@ function leadsPrimaryKey(meta: EntityMetadata, columns: readonly string[]): bool
 }
 
 function ddlOf(platform: Platform, dialect: Dialect, table: string, columns: readonly IndexColumn[]): string {
-  const name = `${table}_${columns.map((c) => `${c.column}${c.direction === 'desc' ? '_desc' : ''}${c.folded ? '_folded' : ''}`).join('_')}_idx`;
+  const name = `${table}_${columns.map((c) => `${c.column}${c.direction === 'desc' ? '_desc' : ''}${c.nulls === 'first' ? '_nf' : ''}${c.folded ? '_folded' : ''}`).join('_')}_idx`;
   const parts = columns.map((c) => {
     let text = c.folded
       ? `(${dialect.foldedColumn(platform.quoteIdentifier(c.column))})`
       : platform.quoteIdentifier(c.column);
     if (c.direction === 'desc') text += ' desc';
-    // PostgreSQL puts NULLs last in ascending and first in descending indexes unless told; SQLite has no clause
-    // for it in an index (NULLs are the smallest value there, so a descending index already has them last).
+    // PostgreSQL puts NULLs last in ascending and first in descending indexes unless told (`:nullsfirst` keys get
+    // `asc nulls first` and a plain `desc`); SQLite has no clause for it in an index (NULLs are the smallest value
+    // there, so a descending index already has them last).
     // MySQL and MariaDB have no such clause either, and also sort NULLs as the smallest value.
     if (c.nulls === 'last' && c.direction === 'desc' && dialect.indexNullsClause) text += ' nulls last';
+    if (c.nulls === 'first' && c.direction === 'asc' && dialect.indexNullsClause) text += ' nulls first';
     return text;
   });
   // MariaDB and PostgreSQL and SQLite accept `if not exists` on create index; MySQL does not.

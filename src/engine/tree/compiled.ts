@@ -66,7 +66,14 @@ export async function levelShape(
     selection.fields.map((f) => [f.property, f.publicName, f.implied === true]),
     level.children.map((c) => c.selection.relation.property),
     list && [
-      list.plan.keys.map(({ sort }) => [sort.column, sort.alias, sort.direction, sort.nullable, sort.nullsFirst]),
+      list.plan.keys.map(({ sort }) => [
+        sort.column,
+        sort.alias,
+        sort.direction,
+        sort.nullable,
+        sort.nullsFirst,
+        sort.caseInsensitive,
+      ]),
       list.paging.limit,
       list.paging.offset,
       list.list.count,

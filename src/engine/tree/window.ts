@@ -4,6 +4,7 @@ import type { CursorKey, KeyContext } from '../../keyset/cursor-plan.ts';
 import { keysetColumns } from '../../keyset/key-columns.ts';
 import type { NestedPosition } from '../../keyset/nested-cursor.ts';
 import { keysetPredicate } from '../../keyset/seek-predicate.ts';
+import { sortExpression } from '../../plan/order.ts';
 import type { AnyQueryBuilder } from '../../plan/plan-query.ts';
 import { LEVEL_ALIAS, type LevelLink, PIVOT_ALIAS } from './link.ts';
 
@@ -54,7 +55,7 @@ export function selectRanks(
   const rank = (ordered: readonly CursorKey[], name: string) => {
     const terms = ordered.map(({ sort }) =>
       ctx.dialect.orderTerm(
-        quote(`${sort.alias ?? LEVEL_ALIAS}.${sort.column}`),
+        sortExpression(ctx.dialect, sort, quote(`${sort.alias ?? LEVEL_ALIAS}.${sort.column}`)),
         sort.direction,
         !sort.nullable ? 'any' : sort.nullsFirst ? 'first' : 'last',
       ),
@@ -75,7 +76,7 @@ export function seekParent(
   position: NestedPosition,
   ctx: KeyContext,
 ): void {
-  const columns = keysetColumns(qb, keys, ctx.bound.platform);
+  const columns = keysetColumns(qb, keys, ctx.bound.platform, ctx.dialect);
   const seek = keysetPredicate(columns, position.keys, { rowValues: ctx.dialect.rowValueSeek });
   const other = innerColumns(link, ctx).map((column) => `${column} <> ?`);
   qb.andWhere(`(${other.join(' or ')} or ${seek.sql})`, [...position.parent, ...seek.params]);
