@@ -134,7 +134,7 @@ export async function benchOverhead(orm: MikroORM, label: string): Promise<strin
       `list() / raw QueryBuilder execute('all') rows, ${label}`,
       strict.ratio,
       `(${fmt(strict.a.median, 'ms')} vs ${fmt(strict.b.median, 'ms')})`,
-      { max: 1.15 },
+      { max: 1.1 },
     ),
     ...(bare
       ? [
