@@ -87,9 +87,7 @@ export function fixedCharges(resolved: ResolvedQuery, sortJoins: number, page: P
 function pageBranches(resolved: ResolvedQuery, page: PageFacts | undefined): number {
   const dialect = page?.dialect;
   const sort = resolved.sort.length > 0 ? resolved.sort : (page?.sort ?? []);
-  // SQLite reads such pages as branches too, each a sub-query of one compound statement (keyset/seek-page.ts).
-  const unions = dialect?.seeksNullableByUnion === true || dialect?.name === 'sqlite';
-  if (!dialect || !unions || page?.oneStatement) return 1;
+  if (!dialect?.seeksNullableByUnion || page?.oneStatement) return 1;
   if (sort.some((t) => t.target.relations.length > 0) || !sort.some((t) => t.target.field.nullable)) return 1;
   if (resolved.cursor === undefined) {
     const lead = sort[0]!;

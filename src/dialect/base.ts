@@ -35,6 +35,7 @@ const BASE: Omit<Dialect, 'name' | 'label'> = {
   collationSortsCaselessly: false,
   rowValueSeek: true,
   seeksNullableByUnion: false,
+  compoundsBySubquery: false,
   unionBranchCost: 1,
   relationSortCost: 4,
   hopCost: 1,

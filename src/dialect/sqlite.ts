@@ -66,6 +66,10 @@ export const sqlite = defineDialect({
   name: 'sqlite',
   label: 'SQLite',
   execute: executeSqlite,
+  // A nullable key's `k < c or k is null` reads the index from its start here too: continuation pages seek by
+  // branches, each a sub-query of one compound statement (SQLite takes no parenthesized member).
+  seeksNullableByUnion: true,
+  compoundsBySubquery: true,
 
   // SQLite's LIKE folds ASCII case: GLOB is its case-sensitive pattern test. Its built-in lower() folds A–Z only.
   escapePattern: escapeGlob,

@@ -93,6 +93,11 @@ export interface Dialect {
   /** Pages after a cursor on a nullable root key are sent as seekable UNION ALL branches (keyset/seek-page.ts). */
   readonly seeksNullableByUnion: boolean;
   /**
+   * A compound statement takes no parenthesized member, nor ORDER BY or LIMIT on one (SQLite): each UNION ALL branch
+   * is sent as a sub-query, `select * from (…) union all select * from (…)` (keyset/seek-page.ts).
+   */
+  readonly compoundsBySubquery: boolean;
+  /**
    * How many runs of the filter the cost budget charges for each such branch (bind/cost-page.ts): each repeats the
    * filter, and where a branch is read along an index the scope does not lead, it evaluates it on many more rows.
    */

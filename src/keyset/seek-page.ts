@@ -54,18 +54,8 @@ export function seeksByUnion(dialect: Dialect, keys: readonly CursorKey[]): bool
   // Only root columns: a key through a relation is ordered after a join, which no index on the root can serve, and
   // each branch would repeat the join and the filter's sub-queries for nothing.
   return (
-    (dialect.seeksNullableByUnion || compoundsBySubquery(dialect)) &&
-    keys.some((k) => k.sort.nullable) &&
-    keys.every((k) => k.sort.alias === undefined)
+    dialect.seeksNullableByUnion && keys.some((k) => k.sort.nullable) && keys.every((k) => k.sort.alias === undefined)
   );
-}
-
-/**
- * SQLite accepts no parenthesized member in a compound select, and no ORDER BY or LIMIT on a member: each branch is
- * a sub-query there (`select * from (…) union all select * from (…)`), see unionPage.
- */
-function compoundsBySubquery(dialect: Dialect): boolean {
-  return dialect.name === 'sqlite';
 }
 
 /**
@@ -178,7 +168,7 @@ export function unionPage(
   });
   if (parts.length === 1) return parts[0]!;
   const outer = qb.clone(true);
-  const bySubquery = compoundsBySubquery(dialect);
+  const bySubquery = dialect.compoundsBySubquery;
   if (!bySubquery) {
     const [first, ...rest] = parts as [AnyQueryBuilder, ...AnyQueryBuilder[]];
     outer.from(first.unionAll(...rest), qb.alias);
