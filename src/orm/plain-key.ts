@@ -23,3 +23,8 @@ export function plainKey(value: unknown): string | undefined {
   });
   return ok ? text : undefined;
 }
+
+/** A value a compiled statement may keep as a constant parameter: null, a string, number, bigint, boolean or Date. */
+export function isPlainValue(value: unknown): boolean {
+  return value === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof value) || value instanceof Date;
+}

@@ -7,7 +7,7 @@ import { compiledBuilder } from '../../orm/query-builder.ts';
 import { applyRootFilters } from '../../plan/entity-filters.ts';
 import type { SqlFragment } from '../../plan/fragment.ts';
 import type { Paging } from '../../plan/paging.ts';
-import type { AnyQueryBuilder, ApplyOptions } from '../../plan/plan-query.ts';
+import type { AnyQueryBuilder, ApplyOptions, FilterParams } from '../../plan/plan-query.ts';
 import type { ListContext } from '../config.ts';
 import { countQuery } from '../count/exact.ts';
 import type { Scope } from '../scope.ts';
@@ -67,23 +67,15 @@ export function compiledData<C extends ListContext>(
   tree: Tree | undefined,
 ): (from: readonly CursorValue[] | undefined, backward: boolean) => Promise<PageStatement> {
   const { bound, keys } = scope;
-  const markers = filterMarkers(filter?.params.length ?? 0);
   return async (from, backward) => {
     const key = statementKey(shape, filter, from, backward);
-    let page = compiledPage(bound, key);
-    if (page === undefined) {
-      const check = markedFilter(filter, markers);
-      const marked = planData(scope, resolved, plan, await copy(), options, tree, check.params);
+    const sent = await sendCompiled(scope, key, filter, from, async (params) => {
+      const marked = planData(scope, resolved, plan, await copy(), options, tree, params);
       const at = keyMarkers(from);
       const qb = continuePage(marked.qb, keys.dialect, bound.platform, marked.keys, paging, at, backward);
-      page = check.same() ? compilePage(qb.toQuery(), marked.keys, markers.length, from) : null;
-      rememberPage(bound, key, page);
-    }
-    if (page) {
-      const qb = compiledBuilder(scope.base, page.sql, fillPage(page, filter?.params, from));
-      // The compiled text is sent through toQuery(): where execute() reads something else, plan afresh.
-      if (await executeSendsToQuery(qb)) return { qb, keys: page.keys };
-    }
+      return { query: qb.toQuery(), keys: marked.keys };
+    });
+    if (sent) return sent;
     const data = planData(scope, resolved, plan, await copy(), options, tree);
     return {
       qb: continuePage(data.qb, keys.dialect, bound.platform, data.keys, paging, from, backward),
@@ -105,32 +97,45 @@ export function compiledCount<C extends ListContext>(
   copy: () => Promise<AnyQueryBuilder>,
 ): () => Promise<AnyQueryBuilder> {
   const { bound } = scope;
-  const markers = filterMarkers(filter?.params.length ?? 0);
   const key = `count\u0001${statementKey(shape, filter, undefined, false)}`;
   return async () => {
-    let page = compiledPage(bound, key);
-    if (page === undefined) {
-      const check = markedFilter(filter, markers);
-      const qb = countQuery(await copy(), bound, resolved.filter, options, check.params);
-      page = check.same() ? compilePage(qb.toQuery(), [], markers.length, undefined) : null;
-      rememberPage(bound, key, page);
-    }
-    if (page) {
-      const qb = compiledBuilder(scope.base, page.sql, fillPage(page, filter?.params, undefined));
-      if (await executeSendsToQuery(qb)) return qb;
-    }
+    const sent = await sendCompiled(scope, key, filter, undefined, async (params) => ({
+      query: countQuery(await copy(), bound, resolved.filter, options, params).toQuery(),
+      keys: [],
+    }));
+    if (sent) return sent.qb;
     return countQuery(await copy(), bound, resolved.filter, options);
   };
 }
 
-/** The marker hook of a compilation, and whether the filter it planned was the request's own (same SQL, same values). */
-function markedFilter(filter: SqlFragment | undefined, markers: readonly string[]) {
-  let same = true;
-  return {
-    params: (fragment: SqlFragment) => {
+/**
+ * The builder sending a key's compiled statement with this request's filter values and position: compiled on first
+ * use by `plan` (planned with markers in place of the filter's values; the position's are its own), remembered, and
+ * undefined when the shape does not compile or execute() would not send compiled text (the caller plans afresh).
+ */
+async function sendCompiled<C extends ListContext>(
+  scope: Scope<C>,
+  key: string,
+  filter: SqlFragment | undefined,
+  at: readonly CursorValue[] | undefined,
+  plan: (
+    params: FilterParams,
+  ) => Promise<{ query: { sql: string; params: readonly unknown[] }; keys: readonly CursorKey[] }>,
+): Promise<PageStatement | undefined> {
+  let page = compiledPage(scope.bound, key);
+  if (page === undefined) {
+    const markers = filterMarkers(filter?.params.length ?? 0);
+    // The filter the plan compiles must be this request's own (same SQL, as many values): else nothing is kept.
+    let same = true;
+    const planned = await plan((fragment) => {
       same &&= fragment.sql === filter?.sql && fragment.params.length === markers.length;
       return markers;
-    },
-    same: () => same && (filter === undefined || markers.length === filter.params.length),
-  };
+    });
+    page = same ? compilePage(planned.query, planned.keys, markers.length, at) : null;
+    rememberPage(scope.bound, key, page);
+  }
+  if (!page) return undefined;
+  const qb = compiledBuilder(scope.base, page.sql, fillPage(page, filter?.params, at));
+  // The compiled text is sent through toQuery(): where execute() reads something else, plan afresh.
+  return (await executeSendsToQuery(qb)) ? { qb, keys: page.keys } : undefined;
 }

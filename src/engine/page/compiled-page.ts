@@ -2,7 +2,7 @@ import type { FilterOptions } from '@mikro-orm/core';
 import type { BoundSchema, ResolvedQuery } from '../../bind/types.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { CursorKey, CursorPlan } from '../../keyset/cursor-plan.ts';
-import { plainKey } from '../../orm/plain-key.ts';
+import { isPlainValue, plainKey } from '../../orm/plain-key.ts';
 import { builderKey } from '../../orm/qb-state.ts';
 import { entityManagerOf } from '../../orm/query-builder.ts';
 import { splitCondition } from '../../plan/entity-filter-condition.ts';
@@ -175,7 +175,7 @@ export function compilePage(
       const index = Number(match[2]);
       seen.add(`${kind}${index}`);
       slots.push({ kind, index });
-    } else if (isPlain(param)) slots.push({ kind: 'const', value: param });
+    } else if (isPlainValue(param)) slots.push({ kind: 'const', value: param });
     else return null;
   }
   for (let i = 0; i < filterCount; i++) if (!seen.has(`filter${i}`)) return null;
@@ -192,8 +192,4 @@ export function fillPage(
   return page.slots.map((slot) =>
     slot.kind === 'const' ? slot.value : slot.kind === 'filter' ? filter?.[slot.index] : at?.[slot.index],
   );
-}
-
-function isPlain(value: unknown): boolean {
-  return value === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof value) || value instanceof Date;
 }

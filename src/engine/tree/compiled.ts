@@ -3,7 +3,7 @@ import type { BoundSchema } from '../../bind/types.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { CursorKey } from '../../keyset/cursor-plan.ts';
 import { executeSendsToQuery } from '../../orm/compat.ts';
-import { plainKey } from '../../orm/plain-key.ts';
+import { isPlainValue, plainKey } from '../../orm/plain-key.ts';
 import { subQueryBuilder } from '../../orm/query-builder.ts';
 import { splitCondition } from '../../plan/entity-filter-condition.ts';
 import { reachesRelation } from '../../plan/entity-filters.ts';
@@ -173,12 +173,8 @@ function compile(qb: AnyQueryBuilder, markers: number): Compiled | null {
       if (!(index >= 0 && index < markers) || seen.has(index)) return null;
       seen.add(index);
       slots.push({ kind: 'key', index });
-    } else if (isPlain(param)) slots.push({ kind: 'const', value: param });
+    } else if (isPlainValue(param)) slots.push({ kind: 'const', value: param });
     else return null;
   }
   return seen.size === markers ? { sql, slots } : null;
-}
-
-function isPlain(value: unknown): boolean {
-  return value === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof value) || value instanceof Date;
 }
