@@ -23,7 +23,8 @@ Export every book of one tenant that matches a filter, walking cursors page by p
   --csv               write CSV (always with a header line) instead of NDJSON; a related object's fields
                       become columns such as author.name, and a nested list (reviews(…)) is refused
   --out <file>        write to this file instead of stdout; its folder must exist
-  --page-size <n>     rows per query, 1 to ${MAX_PAGE_SIZE} (default 1000, as items())
+  --page-size <n>     rows per query, 1 to ${MAX_PAGE_SIZE} (default: items()' own, 5000, or 1000 with nested
+                      selections)
   -h, --help          print this help and exit`;
 
 /** The export's options, checked. */
@@ -38,7 +39,7 @@ export interface ExportOptions {
   readonly tenant: number;
   readonly csv: boolean;
   readonly out?: string;
-  readonly pageSize: number;
+  readonly pageSize?: number;
   readonly help: boolean;
 }
 
@@ -56,7 +57,7 @@ const OPTIONS = {
   tenant: { type: 'string', default: '1' },
   csv: { type: 'boolean', default: false },
   out: { type: 'string' },
-  'page-size': { type: 'string', default: '1000' },
+  'page-size': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -73,7 +74,7 @@ export function parseExportArgs(argv: readonly string[]): ExportOptions {
   const tenant = parseTenant(values.tenant);
   if (tenant === undefined) throw new UsageError(`--tenant must be 1 or 2, got '${values.tenant}'`);
   const pageSize = values['page-size'];
-  if (!/^[1-9][0-9]{0,4}$/.test(pageSize) || Number(pageSize) > MAX_PAGE_SIZE)
+  if (pageSize !== undefined && (!/^[1-9][0-9]{0,4}$/.test(pageSize) || Number(pageSize) > MAX_PAGE_SIZE))
     throw new UsageError(`--page-size must be a whole number from 1 to ${MAX_PAGE_SIZE}, got '${pageSize}'`);
   return {
     ...(values.filter !== undefined ? { filter: values.filter } : {}),
@@ -84,7 +85,7 @@ export function parseExportArgs(argv: readonly string[]): ExportOptions {
     ...(values.out !== undefined ? { out: values.out } : {}),
     tenant,
     csv: values.csv,
-    pageSize: Number(pageSize),
+    ...(pageSize !== undefined ? { pageSize: Number(pageSize) } : {}),
     help: values.help,
   };
 }

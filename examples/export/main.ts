@@ -107,7 +107,8 @@ async function exportBooks(orm: BookstoreORM, options: ExportOptions, out: Writa
       const total = (await scoped.list({ ...query, count: 'true', limit: '0' })).page.count ?? 0;
       progress = (done) => process.stderr.write(`\r${bar(done, total)} ${done}/${total}`);
     }
-    for await (const item of scoped.items(query, {}, { pageSize: options.pageSize })) {
+    const walk = options.pageSize === undefined ? {} : { pageSize: options.pageSize };
+    for await (const item of scoped.items(query, {}, walk)) {
       if (rows === 0) await write(header);
       await write(columns ? csvLine(columns, item) : `${JSON.stringify(item)}\n`);
       rows++;

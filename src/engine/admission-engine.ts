@@ -9,7 +9,7 @@ import type { Page } from './page/list-page.ts';
 import type { Scope } from './scope.ts';
 import type { Item } from './serialize.ts';
 import { itemsOf } from './walk/items.ts';
-import { ITEMS_PAGE_SIZE, type IterateOptions, iterateItems, iteratePages, readsAhead } from './walk/iterate.ts';
+import { type IterateOptions, itemsPageSize, iterateItems, iteratePages, readsAhead } from './walk/iterate.ts';
 
 /** How one engine's requests take their turns: list() one turn per request, pages() and items() one per page. */
 export interface EngineAdmission<C extends ListContext> {
@@ -35,7 +35,7 @@ export function engineAdmission<C extends ListContext>(
   bound: BoundSchema,
 ): EngineAdmission<C> {
   const admission = admissionFor(em, option);
-  // A walk's page: its pageSize, else the request's limit, else items()' 1,000 rows or pages()' maxLimit.
+  // A walk's page: its pageSize, else the request's limit, else items()' default (itemsPageSize) or pages()' maxLimit.
   const walk = (
     scope: Scope<C>,
     parse: () => ParsedQuery,
@@ -48,10 +48,10 @@ export function engineAdmission<C extends ListContext>(
       ctx?.signal,
       parse,
       (parsed) => {
-        const rows = options.pageSize ?? parsed.limit ?? (items ? ITEMS_PAGE_SIZE : settings.paging.maxLimit);
+        const rows = options.pageSize ?? parsed.limit ?? (items ? itemsPageSize(parsed) : settings.paging.maxLimit);
         return weighRequest(settings, bound, parsed, rows);
       },
-      (again) => iteratePages(scope, again, ctx ?? ({} as C), options, items ? ITEMS_PAGE_SIZE : undefined),
+      (again) => iteratePages(scope, again, ctx ?? ({} as C), options, items ? itemsPageSize : undefined),
     );
   return Object.freeze({
     admission,

@@ -6,7 +6,8 @@ import { primaryKeyShapes } from '../keyset/key-shape.ts';
 import { checkBoundExecution } from '../orm/compat.ts';
 import { compileItemWriter } from '../orm/item-writer.ts';
 import { onPrimary } from '../orm/replicas.ts';
-import { checkedItemWriter, entityRows } from '../orm/writer-check.ts';
+import { compileRowWriter, mapDriverRows } from '../orm/row-writer.ts';
+import { checkedItemWriter, checkedRowWriter, entityRows } from '../orm/writer-check.ts';
 import type { AnyQueryBuilder } from '../plan/plan-query.ts';
 import type { Policy } from '../policy/schema.ts';
 import type { FieldsObject } from '../syntax/fields-object.ts';
@@ -129,9 +130,11 @@ export function createEngine<C extends ListContext = ListContext, P extends Poli
   // Items are written straight from rows when the entity's serialized form provably needs no hydration; the first
   // page is checked against serialize() itself, so a MikroORM whose serialize() changed gets hydration instead.
   const compiled = compileItemWriter(em, bound.meta);
-  const writer =
-    compiled &&
-    checkedItemWriter(compiled, (rows) => serializeRows(em, bound.meta.class, entityRows(rows, bound.meta)));
+  const serialized = (rows: readonly Item[]) => serializeRows(em, bound.meta.class, entityRows(rows, bound.meta));
+  const writer = compiled && checkedItemWriter(compiled, serialized);
+  // The same from the driver's rows: MikroORM's result mapper folded into the writer's pass (row-writer.ts).
+  const rows = compileRowWriter(em, bound.meta);
+  const rowWriter = rows && checkedRowWriter(rows, (raw) => serialized(mapDriverRows(em, bound.meta, raw)));
   const description = describeEngine(bound, dialect, settings, defaultSort?.text);
 
   const from = (qb: AnyQueryBuilder, options: FromOptions = {}): ScopedEngine<C> => {
@@ -143,6 +146,7 @@ export function createEngine<C extends ListContext = ListContext, P extends Poli
       keys,
       em,
       writer,
+      rowWriter,
       base: options.readPrimary === true ? onPrimary(qb.clone()) : qb.clone(),
       filters: options.filters,
       defaultSort: defaultSort?.terms,

@@ -33,16 +33,18 @@ export async function execute<T = Record<string, unknown>>(
 
 /**
  * Run a QueryBuilder as execute() does, without copying it first: for a private builder that is used once. `guard`
- * bounds the statement (abort signal, statement timeout; each dialect's execute() applies it).
+ * bounds the statement (abort signal, statement timeout; each dialect's execute() applies it). `mapResults: false`:
+ * the driver's rows as they are (column names, driver values), as `qb.execute('all', false)` gives them.
  */
 export async function executeOwned<T = Record<string, unknown>>(
   qb: QueryBuilder<any>,
   guard?: StatementGuard,
+  mapResults = true,
 ): Promise<T[]> {
   return failSafely(async () => {
     await checkExecutionRoute(qb);
     await checkCompiledText(qb);
-    return withBoundParameters(qb, guard).execute<T[]>('all');
+    return withBoundParameters(qb, guard).execute<T[]>('all', mapResults);
   });
 }
 

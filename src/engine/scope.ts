@@ -2,6 +2,7 @@ import type { EntityManager, FilterOptions } from '@mikro-orm/core';
 import type { BoundSchema, ResolvedSortTerm } from '../bind/types.ts';
 import type { KeyContext } from '../keyset/cursor-plan.ts';
 import type { ItemWriter } from '../orm/item-writer.ts';
+import type { CheckedRowWriter } from '../orm/writer-check.ts';
 import type { AnyQueryBuilder } from '../plan/plan-query.ts';
 import type { EngineSettings, ListContext } from './config.ts';
 
@@ -14,6 +15,8 @@ export interface Scope<C extends ListContext> {
   readonly em: EntityManager;
   /** Builds items straight from rows, exactly as serialize() would; undefined when the entity needs hydration. */
   readonly writer?: ItemWriter | undefined;
+  /** Builds items straight from the driver's rows (compiled statements, row-items.ts); undefined as `writer`. */
+  readonly rowWriter?: CheckedRowWriter | undefined;
   readonly base: AnyQueryBuilder;
   readonly filters?: FilterOptions | undefined;
   /** The engine's `defaultSort`, resolved: the request's keys when it has no `sort`. */

@@ -27,7 +27,7 @@ export type Row = Record<string, unknown>;
 export type ItemWriter = (rows: readonly Row[]) => Row[] | undefined;
 
 /** How one property reaches an item: its public key and the conversion serialize() would apply. */
-interface Field {
+export interface Field {
   readonly name: string;
   readonly key: string;
   readonly prop: EntityProperty;
@@ -37,7 +37,8 @@ interface Field {
   readonly validate: boolean;
 }
 
-const MISS = Symbol('listql.miss');
+/** What a converter returns for a value only hydration can answer. */
+export const MISS = Symbol('listql.miss');
 
 /**
  * Compile the item writer of an entity, or return undefined when its metadata or the ORM settings use a feature
@@ -81,7 +82,7 @@ export function compileItemWriter(em: EntityManager, meta: EntityMetadata): Item
  * One field as the row loop reads it: where its value is, whether em.map() would accept it, and where and how it
  * is written (hidden and `_`-prefixed properties are checked, never written).
  */
-interface Step {
+export interface Step {
   readonly name: string;
   readonly key: string;
   readonly visible: boolean;
@@ -89,14 +90,14 @@ interface Step {
   readonly write: ((value: unknown) => unknown) | undefined;
 }
 
-function stepOf(f: Field): Step {
+export function stepOf(f: Field): Step {
   // serialize() leaves out hidden properties and `_`-prefixed ones that are not keys.
   const visible = !f.prop.hidden && (f.prop.primary || !f.prop.name.startsWith('_'));
   return { name: f.name, key: f.key, visible, accepts: f.validate ? acceptsValue(f.prop) : undefined, write: f.write };
 }
 
 /** Tell whether the ORM settings or the entity's metadata make serialize() depend on hydrated entities. */
-function needsHydration(em: EntityManager, meta: EntityMetadata): boolean {
+export function needsHydration(em: EntityManager, meta: EntityMetadata): boolean {
   const config = em.config;
   return Boolean(
     config.get('forceUndefined') ||
@@ -119,7 +120,7 @@ function needsHydration(em: EntityManager, meta: EntityMetadata): boolean {
  * properties a row must not carry (hydration would make them visible: initialized collections, inverse sides), and
  * the entities whose onInit listeners would need hydration; undefined when a property needs hydration itself.
  */
-function collectFields(
+export function collectFields(
   meta: EntityMetadata,
   platform: Platform,
 ): { fields: Field[]; absent: string[]; related: EntityMetadata[] } | undefined {
@@ -183,7 +184,7 @@ function writeItem(row: Row, steps: readonly Step[]): Row | undefined {
 }
 
 /** A composite key as one string (type-tagged parts), or undefined when a part is missing or not a plain value. */
-function compositeIdentity(row: Row, pks: readonly string[]): string | undefined {
+export function compositeIdentity(row: Row, pks: readonly string[]): string | undefined {
   let identity = '';
   for (const pk of pks) {
     const value = row[pk];

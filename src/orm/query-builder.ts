@@ -58,6 +58,14 @@ export function compiledBuilder(base: AnyQueryBuilder, sql: string, params: read
   return qb;
 }
 
+/**
+ * Whether a builder is a compiledBuilder() (or its copy): a builder without joined entities, populate hints or a
+ * result cache, whose `execute('all')` maps rows by MikroORM's result mapper alone (see row-writer.ts).
+ */
+export function isCompiledBuilder(qb: AnyQueryBuilder): boolean {
+  return Object.hasOwn(qb, 'toQuery');
+}
+
 /** A copy of a QueryBuilder that sends what it sends: a compiledBuilder()'s copy keeps its compiled text. */
 export function copyBuilder(qb: AnyQueryBuilder): AnyQueryBuilder {
   const copy = qb.clone();

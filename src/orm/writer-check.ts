@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { EntityMetadata } from '@mikro-orm/core';
 import type { ItemWriter, Row } from './item-writer.ts';
+import type { RowWriter } from './row-writer.ts';
 
 /** Where a checked item writer stands: not yet compared with serialize(), agreeing with it, or set aside. */
 export type WriterState = 'unchecked' | 'trusted' | 'declined';
@@ -37,6 +38,39 @@ export function checkedItemWriter(writer: ItemWriter, reference: (rows: readonly
     return expected;
   };
   return Object.defineProperty(write, 'state', { get: () => state, enumerable: true }) as CheckedItemWriter;
+}
+
+/** A row writer whose layouts are each compared once with MikroORM's serialize() before they are trusted. */
+export interface CheckedRowWriter {
+  /** Items of a page of driver rows, or undefined: map the rows and take the mapped path. */
+  (rows: readonly Row[]): Row[] | undefined;
+  /** Where each layout seen so far stands, by layout key (for tests and diagnostics). */
+  readonly states: ReadonlyMap<string, WriterState>;
+}
+
+/**
+ * Guard the row writer (which folds MikroORM's result mapper into the item writer) as checkedItemWriter() guards
+ * the item writer, layout by layout: the first page of a layout is also mapped and serialized by MikroORM itself
+ * (`reference`, given the driver's rows); a layout whose items differ in any value or key order is set aside for
+ * good, and its pages take the mapped path (MikroORM's mapping, then the item writer or hydration).
+ */
+export function checkedRowWriter(writer: RowWriter, reference: (rows: readonly Row[]) => Row[]): CheckedRowWriter {
+  const states = new Map<string, WriterState>();
+  const write = (rows: readonly Row[]): Row[] | undefined => {
+    if (rows.length === 0) return [];
+    const layout = writer.layout(rows[0]!);
+    if (!layout) return undefined;
+    const state = states.get(layout.key);
+    if (state === 'declined') return undefined;
+    const items = layout.write(rows);
+    if (state === 'trusted' || items === undefined) return items;
+    // The writer reads the rows without changing them: the reference maps the same rows.
+    const expected = reference(rows);
+    const agrees = sameItems(items, expected);
+    states.set(layout.key, agrees ? 'trusted' : 'declined');
+    return agrees ? items : expected;
+  };
+  return Object.defineProperty(write, 'states', { value: states, enumerable: true }) as CheckedRowWriter;
 }
 
 /** Copy rows keeping only the entity's properties (no cursor-key columns), as hydration expects them. */

@@ -1,13 +1,14 @@
 /**
  * pages() and items(): they follow nextCursor to the end with a constant page size (default maxLimit for pages(),
- * 1,000 for items(); a pageSize option is not bounded by maxLimit), never use offset, count once, and run each
+ * 5,000 for items(); a pageSize option is not bounded by maxLimit), never use offset, count once, and run each
  * page's query only when the consumer asks for it (backpressure).
  */
 import type { EntityManager } from '@mikro-orm/core';
 import * as assert from 'uvu/assert';
 import { createEngine } from '../../src/engine/index.ts';
 import { isListError } from '../../src/errors.ts';
-import { ENTRIES, Entry, entryPolicy, seedWalk, walkEntities } from '../fixtures/walk.ts';
+import { schema } from '../../src/policy/index.ts';
+import { ENTRIES, Entry, entryPolicy, seedWalk, Team, walkEntities } from '../fixtures/walk.ts';
 import { captureDriver } from '../helpers/capture.ts';
 import { eachDialect } from '../helpers/db.ts';
 import { orderBy } from '../helpers/walk.ts';
@@ -77,14 +78,28 @@ eachDialect('engine pages() and items()', { entities: walkEntities, seed: seedWa
     );
   });
 
-  test('items() reads 1,000 rows per query by default, beyond maxLimit', async ({ em }) => {
+  test('items() reads 5,000 rows per query by default, beyond maxLimit', async ({ em }) => {
     const { result, calls } = await captureDriver(() => collect(scoped(em).items({ sort: '-score' })));
     assert.equal(
       result.map((i) => i.id),
       BY_SCORE_DESC,
     );
     assert.is(calls.length, 1);
-    assert.ok(calls[0]!.values.includes(1001) || /limit 1001\b/.test(calls[0]!.sql), calls[0]!.sql);
+    assert.ok(calls[0]!.values.includes(5001) || /limit 5001\b/.test(calls[0]!.sql), calls[0]!.sql);
+  });
+
+  test('items() reads 1,000 rows per query by default when fields opens a nested selection', async ({ em }) => {
+    const policy = entryPolicy.relation('crew', schema(Team).expose('name'), { property: 'team', select: true });
+    const engine = createEngine(em, { policy, maxLimit: 6 }).from((em as any).createQueryBuilder(Entry, 'e'));
+    const { result, calls } = await captureDriver(() =>
+      collect(engine.items({ sort: '-score', fields: 'id,crew(name)' })),
+    );
+    assert.equal(
+      result.map((i) => i.id),
+      BY_SCORE_DESC,
+    );
+    const page = calls.find((c) => c.sql.includes('walk_entry'))!;
+    assert.ok(page.values.includes(1001) || /limit 1001\b/.test(page.sql), page.sql);
   });
 
   test('a walk can resume from a cursor in the query', async ({ em }) => {

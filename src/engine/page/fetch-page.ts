@@ -2,15 +2,16 @@ import type { StatementGuard } from '../../dialect/index.ts';
 import { turnPage } from '../../keyset/backward.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import { type CursorPlan, cursorAfter, cursorBefore } from '../../keyset/cursor-plan.ts';
-import { dropKeys, takeKeys } from '../../keyset/key-columns.ts';
+import { takeKeys } from '../../keyset/key-columns.ts';
 import { useConnection } from '../../orm/connection.ts';
 import type { Paging } from '../../plan/paging.ts';
 import { runAbortable } from '../abort.ts';
 import type { ListContext } from '../config.ts';
 import { executeOwned } from '../execute.ts';
 import { checkPlan } from '../plan-check.ts';
+import { pageItems, readsDriverRows } from '../row-items.ts';
 import type { Scope } from '../scope.ts';
-import { type Item, serializeRows } from '../serialize.ts';
+import type { Item } from '../serialize.ts';
 import { type Tree, takeTreeLinks } from '../tree/index.ts';
 import type { PageStatement } from './compiled-data.ts';
 
@@ -59,7 +60,9 @@ export async function fetchPage<C extends ListContext>(
   const { qb, keys } = statement;
   if (connection) useConnection(qb, connection);
   await checkPlan(scope.settings, qb, guard);
-  const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, guard));
+  // Rows straight from the driver where the row writer can write them (row-items.ts).
+  const driverRows = readsDriverRows(scope, qb);
+  const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, guard, !driverRows));
 
   const { rows: pageRows, hasPrevious, hasNext, hasMore } = turnPage(rows, paging, after !== undefined, backward);
   const ends = options.cursors === 'ends';
@@ -81,14 +84,7 @@ export async function fetchPage<C extends ListContext>(
         : undefined;
   // Nested selections: each row's link values, taken out before its item is written.
   const links = tree ? pageRows.map((row) => takeTreeLinks(row, tree)) : undefined;
-  // The item writer reads entity properties only; hydration gets rows without the key columns.
-  const items =
-    scope.writer?.(pageRows) ??
-    serializeRows(
-      scope.em,
-      scope.bound.meta.class,
-      pageRows.map((row) => dropKeys(row, keys)),
-    );
+  const items = pageItems(scope, pageRows, keys, driverRows);
   const data: PageData = {
     items,
     hasMore,

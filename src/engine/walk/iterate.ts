@@ -12,15 +12,26 @@ export interface IterateOptions {
   /**
    * Rows per page, constant for the whole walk, from 1 to 10,000. The walk is the server's own code, so this is
    * not bounded by the endpoint's `maxLimit` (a client's `limit` in the query still is). Defaults to the request's
-   * `limit`, else the engine's `maxLimit` for pages() and 1,000 for items().
+   * `limit`, else the engine's `maxLimit` for pages() and, for items(), 5,000 (1,000 when `fields` opens nested
+   * selections, whose rows count against `maxTreeRows` beside the page's).
    */
   readonly pageSize?: number;
 }
 
 /** The largest page a server-side walk may ask for: one page is held in memory at a time (two: items() reading ahead). */
 export const MAX_WALK_PAGE_SIZE = 10_000;
-/** items() reads this many rows per query unless told otherwise: few round trips, little memory. */
-export const ITEMS_PAGE_SIZE = 1000;
+/**
+ * items() reads this many rows per query unless told otherwise: few round trips and little work per page beside
+ * the rows' own (docs/performance.md, Export), and memory still bounded (two pages when reading ahead).
+ */
+export const ITEMS_PAGE_SIZE = 5000;
+/** items()' page when `fields` opens nested selections: each level may read as many rows again (maxTreeRows). */
+export const NESTED_ITEMS_PAGE_SIZE = 1000;
+
+/** The page size of an items() walk that sets none (no pageSize, no limit in the query). */
+export function itemsPageSize(parsed: ParsedQuery): number {
+  return parsed.fields?.some((f) => f.children !== undefined) ? NESTED_ITEMS_PAGE_SIZE : ITEMS_PAGE_SIZE;
+}
 
 /**
  * Walk every page of a request by following the cursor: constant page size, never offset, one page in memory at a
@@ -34,7 +45,7 @@ export async function* iteratePages<C extends ListContext>(
   parse: () => ParsedQuery,
   ctx: C,
   options: IterateOptions = {},
-  defaultPageSize?: number,
+  defaultPageSize?: (parsed: ParsedQuery) => number,
 ): AsyncGenerator<Page, void, undefined> {
   try {
     yield* walkPages(scope, parse, ctx, options, defaultPageSize);
@@ -49,7 +60,7 @@ async function* walkPages<C extends ListContext>(
   parse: () => ParsedQuery,
   ctx: C,
   options: IterateOptions,
-  defaultPageSize: number | undefined,
+  defaultPageSize: ((parsed: ParsedQuery) => number) | undefined,
 ): AsyncGenerator<Page, void, undefined> {
   const parsed = parse();
   if (parsed.offset !== undefined)
@@ -58,7 +69,7 @@ async function* walkPages<C extends ListContext>(
   if (pageSize !== undefined && !(Number.isSafeInteger(pageSize) && pageSize >= 1 && pageSize <= MAX_WALK_PAGE_SIZE))
     throw invalidSchema(`pageSize must be a whole number from 1 to ${MAX_WALK_PAGE_SIZE}`);
   // The request's own limit is checked against maxLimit as in list(); only then does the walk's page size apply.
-  const size = pageSize ?? (parsed.limit === undefined ? defaultPageSize : undefined);
+  const size = pageSize ?? (parsed.limit === undefined ? defaultPageSize?.(parsed) : undefined);
   const listing = await openListing(
     scope,
     parsed.limit === undefined && size === undefined ? { ...parsed, limit: scope.settings.paging.maxLimit } : parsed,
@@ -85,7 +96,7 @@ export function iterateItems<C extends ListContext>(
   ctx: C,
   options: IterateOptions = {},
 ): AsyncGenerator<Item, void, undefined> {
-  return itemsOf(iteratePages(scope, parse, ctx, options, ITEMS_PAGE_SIZE), readsAhead(scope));
+  return itemsOf(iteratePages(scope, parse, ctx, options, itemsPageSize), readsAhead(scope));
 }
 
 /**
