@@ -1,10 +1,14 @@
 /**
  * Flat pages on PostgreSQL, side by side over the same node:http stack: one hand-written statement, listql REST,
- * listql GraphQL (graphql-http, documentLimits with its document cache) and PostGraphile 4 with the connection-filter
- * plugin (bench/peers/postgraphile, installed by `npm run bench:peers`; skipped with a message when absent). The
- * request: a page of 20 books filtered on price and year, sorted by a nullable rating then id: page 1, page 50 (by
- * cursor, each side following its own cursors) and page 1 with the total count. One client, interleaved rounds: each
- * round runs the four sides in a rotating order, and each ratio is the median of the per-round ratios.
+ * listql GraphQL (graphql-http with documentLimits: its document cache and compiled execution; POSTed, the same
+ * document sent as a GET, and POSTed to a handler with graphql-js's own execution) and PostGraphile 4 with the
+ * connection-filter plugin (bench/peers/postgraphile, installed by `npm run bench:peers`; skipped with a message when
+ * absent). The request: a page of 20 books filtered on price and year, sorted by a nullable rating then id: page 1,
+ * page 50 (by cursor, each side following its own cursors) and page 1 with the total count. One client, interleaved
+ * rounds: each round runs the six sides in a rotating order, and each ratio is the median of the per-round ratios.
+ * Node's fetch spends more on a POST with a body than on a GET (about 0.1 ms more per request on a 2-core machine,
+ * whatever the server does), which the GraphQL sides pay and REST does not: the GET line shows listql's GraphQL
+ * server work beside REST's without it.
  *
  * NULLs: listql sorts NULL ratings last and its cursor predicate continues into them (`… or rating is null`);
  * PostGraphile sorts `rating asc` (NULLs last too) but continues with a row comparison `(rating, id) > (…)`, which is
@@ -121,7 +125,9 @@ async function postJSON(url: string, body: unknown): Promise<any> {
 }
 
 /** listql REST (`/books?…`) and GraphQL (`/graphql`) of one engine on one server, as tree.ts serves them. */
-export async function serveListql(orm: MikroORM): Promise<{ rest: Ask; graph: Ask; server: Server }> {
+export async function serveListql(
+  orm: MikroORM,
+): Promise<{ rest: Ask; graph: Ask; graphGet: Ask; graphJs: Ask; server: Server }> {
   const engine = createEngine(orm, { policy: flatPolicy, maxLimit: 100, allowCount: true });
   const scope = () => ({ base: (orm.em.fork() as SqlEntityManager).createQueryBuilder(FlatBook, 'b') });
   const gqlSchema = graphqlSchema({ endpoints: [{ field: 'books', type: 'Book', engine, scope }] });
@@ -131,8 +137,17 @@ export async function serveListql(orm: MikroORM): Promise<{ rest: Ask; graph: As
     parse: limits.parse,
     validate: limits.validate,
     validationRules: limits.validationRules,
+    execute: limits.execute,
+  });
+  // The same handler with graphql-js's own execution: what the compiled path saves.
+  const gqlJs = createHandler({
+    schema: gqlSchema,
+    parse: limits.parse,
+    validate: limits.validate,
+    validationRules: limits.validationRules,
   });
   const server = await listen((req, res) => {
+    if (req.url?.startsWith('/graphql-js')) return void gqlJs(req, res);
     if (req.url?.startsWith('/graphql')) return void gql(req, res);
     if (req.url?.startsWith('/books?'))
       return void runList(engine, scope, req, req.url, abortOnClose(res)).then(({ status, json }) =>
@@ -149,14 +164,28 @@ export async function serveListql(orm: MikroORM): Promise<{ rest: Ask; graph: As
     if (res.status !== 200) throw new Error(`REST answered ${res.status}: ${JSON.stringify(body)}`);
     return answer(body.items, body.page.count, body.page.nextCursor);
   };
-  const graph: Ask = async (after, count) => {
-    const { books } = await postJSON(`${base}/graphql`, {
-      query: LISTQL_DOCUMENT,
-      variables: { after: after ?? null, count },
+  const post =
+    (path: string): Ask =>
+    async (after, count) => {
+      const { books } = await postJSON(`${base}${path}`, {
+        query: LISTQL_DOCUMENT,
+        variables: { after: after ?? null, count },
+      });
+      return answer(books.nodes, books.totalCount, books.pageInfo.endCursor);
+    };
+  const graph = post('/graphql');
+  const graphJs = post('/graphql-js');
+  // The same document as a GET (GraphQL over HTTP allows it for queries): the server's work without fetch's POST.
+  const graphGet: Ask = async (after, count) => {
+    const variables = encodeURIComponent(JSON.stringify({ after: after ?? null, count }));
+    const res = await fetch(`${base}/graphql?query=${encodeURIComponent(LISTQL_DOCUMENT)}&variables=${variables}`, {
+      headers: { accept: 'application/json' },
     });
-    return answer(books.nodes, books.totalCount, books.pageInfo.endCursor);
+    const json = (await res.json()) as { data?: any; errors?: unknown };
+    if (json.errors || !json.data) throw new Error(JSON.stringify(json.errors));
+    return answer(json.data.books.nodes, json.data.books.totalCount, json.data.books.pageInfo.endCursor);
   };
-  return { rest, graph, server };
+  return { rest, graph, graphGet, graphJs, server };
 }
 
 function answer(items: readonly { id: number }[], total: number | undefined, next: string | undefined): Answer {
@@ -237,7 +266,7 @@ async function servePostGraphile(
 }
 
 /** The named sides of the comparison, in the order they are printed. */
-type Sides = Readonly<Record<'hand' | 'rest' | 'graph' | 'peer', Ask>>;
+type Sides = Readonly<Record<'hand' | 'rest' | 'graph' | 'graphGet' | 'graphJs' | 'peer', Ask>>;
 type SideName = keyof Sides;
 
 /** Follow each side's own cursors to the page before `page`: the `after` each side sends for it. */
@@ -316,8 +345,22 @@ export async function benchFlatPeers(
       () => hand.pool.end(),
       () => close(hand.server),
     );
-    const sides: Sides = { hand: hand.ask, rest: listql.rest, graph: listql.graph, peer: peer.ask };
-    const none = { hand: undefined, rest: undefined, graph: undefined, peer: undefined };
+    const sides: Sides = {
+      hand: hand.ask,
+      rest: listql.rest,
+      graph: listql.graph,
+      graphGet: listql.graphGet,
+      graphJs: listql.graphJs,
+      peer: peer.ask,
+    };
+    const none = {
+      hand: undefined,
+      rest: undefined,
+      graph: undefined,
+      graphGet: undefined,
+      graphJs: undefined,
+      peer: undefined,
+    };
     const shapes = [
       { name: 'page 1', after: none, count: false },
       { name: `page ${DEEP} (cursor)`, after: await cursorsBefore(sides, DEEP), count: false },
@@ -327,8 +370,22 @@ export async function benchFlatPeers(
       const same = await agree(sides, shape.after, shape.count);
       const t = await timeSides(sides, shape.after, shape.count, rounds);
       out.push(
-        `${shape.name}: same ids in the same order on all four: ${same}`,
+        `${shape.name}: same ids in the same order on all six: ${same}`,
         line(`  ${shape.name}: listql GraphQL / listql REST`, ratioOf(t.graph, t.rest), t.graph, t.rest, { max: 1.1 }),
+        line(
+          `  ${shape.name}: listql GraphQL over GET / listql REST`,
+          ratioOf(t.graphGet, t.rest),
+          t.graphGet,
+          t.rest,
+          'report',
+        ),
+        line(
+          `  ${shape.name}: compiled / graphql-js execution`,
+          ratioOf(t.graph, t.graphJs),
+          t.graph,
+          t.graphJs,
+          'report',
+        ),
         line(`  ${shape.name}: listql REST / PostGraphile`, ratioOf(t.rest, t.peer), t.rest, t.peer, { max: 0.8 }),
         line(`  ${shape.name}: listql GraphQL / PostGraphile`, ratioOf(t.graph, t.peer), t.graph, t.peer, { max: 0.8 }),
         line(

@@ -2,12 +2,13 @@
  * The bookstore's `/graphql` against its REST endpoint for the same request, with graphql-http's parse and
  * validation answered by documentLimits({ cache }) (the same text each time) and missed by it (a unique comment
  * makes every text new, so each request is parsed and validated as without a cache). Two shapes: a flat page and
- * a nested tree. The bookstore's seed is small, so the figures are the per-request overhead, not the SQL.
+ * a nested tree. The bookstore's seed is small, so the figures are the per-request overhead, not the SQL. First, in
+ * process, graphql-js's execution of each document against documentLimits()'s compiled one.
  *
  * Run with `npx node bench/graphql-cache.ts` (GRAPHQL_CACHE_ROUNDS, default 400). Not part of `npm run bench`.
  */
 import type { AddressInfo } from 'node:net';
-import { specifiedRules } from 'graphql';
+import { execute, specifiedRules } from 'graphql';
 import { createApp } from '../examples/bookstore/app.ts';
 import { openBookstore } from '../examples/bookstore/database.ts';
 import { Author, Book } from '../examples/bookstore/entities.ts';
@@ -58,25 +59,27 @@ async function graphql(document: string, miss: boolean): Promise<void> {
 const ms = (s: Sample) => `${s.median.toFixed(3)} ms`;
 const ratio = (s: Sample) => `${s.median.toFixed(2)}x ${noise(s)}`;
 
+const qb = (entity: unknown, alias: string) => (orm.em.fork() as any).createQueryBuilder(entity, alias);
+/** The bookstore's two endpoints, as its /graphql serves them. */
+const schema = graphqlSchema({
+  endpoints: [
+    {
+      field: 'books',
+      type: 'Book',
+      engine: createEngine(orm, { policy: bookPolicy }),
+      scope: () => ({ base: qb(Book, 'b') }),
+    },
+    {
+      field: 'authors',
+      type: 'Author',
+      engine: createEngine(orm, { policy: authorPolicy }),
+      scope: () => ({ base: qb(Author, 'a') }),
+    },
+  ],
+});
+
 /** graphql-http's parse and validation of one document, in-process (µs per request), with and without the cache. */
 function parseAndValidate(document: string): { cached: Sample; plain: Sample } {
-  const qb = (entity: unknown, alias: string) => (orm.em.fork() as any).createQueryBuilder(entity, alias);
-  const schema = graphqlSchema({
-    endpoints: [
-      {
-        field: 'books',
-        type: 'Book',
-        engine: createEngine(orm, { policy: bookPolicy }),
-        scope: () => ({ base: qb(Book, 'b') }),
-      },
-      {
-        field: 'authors',
-        type: 'Author',
-        engine: createEngine(orm, { policy: authorPolicy }),
-        scope: () => ({ base: qb(Author, 'a') }),
-      },
-    ],
-  });
   const time = (cache: boolean) => {
     const limits = documentLimits({ cache });
     // What graphql-http does per request: specifiedRules and the server's rules, in a fresh array.
@@ -89,7 +92,29 @@ function parseAndValidate(document: string): { cached: Sample; plain: Sample } {
   return { cached: time(true), plain: time(false) };
 }
 
+/**
+ * Executing one kept document in-process (its statements on SQLite in memory included): graphql-js's execute, field
+ * by field, against documentLimits()'s compiled path, alternating.
+ */
+async function executeBoth(text: string): Promise<{ graphqlJs: Sample; compiled: Sample; ratio: Sample }> {
+  const limits = documentLimits();
+  const document = limits.parse(text);
+  const { a, b, ratio } = await sideBySide(
+    async () => execute({ schema, document }),
+    async () => limits.execute({ schema, document }),
+    ROUNDS,
+    50,
+  );
+  return { graphqlJs: a, compiled: b, ratio };
+}
+
 try {
+  for (const shape of SHAPES) {
+    const { graphqlJs, compiled, ratio } = await executeBoth(shape.graphql);
+    console.log(
+      `execute, ${shape.name}: graphql-js ${ms(graphqlJs)}, compiled ${ms(compiled)} (graphql-js ÷ compiled ${ratio.median.toFixed(2)}x)`,
+    );
+  }
   for (const shape of SHAPES) {
     const { cached, plain } = parseAndValidate(shape.graphql);
     console.log(

@@ -27,13 +27,14 @@ export function graphqlRoute(endpoints: readonly BookstoreEndpoint[]): RequestHa
     })),
   });
   // Documents are bounded before they run (bytes, tokens, depth), a repeated one is neither parsed nor validated
-  // again, and a client that goes away stops its statements.
+  // again and is answered by its compiled writer, and a client that goes away stops its statements.
   const limits = documentLimits({ cache: { max: 500 } });
   const handler = createHandler({
     schema,
     parse: limits.parse,
     validate: limits.validate,
     validationRules: limits.validationRules,
+    execute: limits.execute,
     context: (req) => ({ req: req.raw, signal: abortOnClose(req.context.res) }),
   });
   let page: Promise<string> | undefined;

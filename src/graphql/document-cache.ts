@@ -34,6 +34,8 @@ export interface DocumentCache {
   parse(text: string, parse: () => DocumentNode): DocumentNode;
   /** graphql-js's `validate`, remembered per schema, document and rules for documents this cache returned. */
   readonly validate: typeof graphqlValidate;
+  /** Tell whether `document` is one this cache returned and still keeps. */
+  has(document: DocumentNode): boolean;
   /** Documents kept now. */
   readonly size: number;
 }
@@ -94,6 +96,7 @@ export function documentCache(options: DocumentCacheOptions = {}): DocumentCache
       return document;
     },
     validate,
+    has: (document) => byDocument.has(document),
     get size() {
       return entries.size;
     },

@@ -1,6 +1,7 @@
 import {
   type ASTVisitor,
   type DocumentNode,
+  execute,
   type FragmentDefinitionNode,
   GraphQLError,
   Kind,
@@ -13,6 +14,7 @@ import {
   validate,
 } from 'graphql';
 import { exceedsBytes } from '../syntax/bytes.ts';
+import { compiledExecute } from './compiled-execute.ts';
 import { type DocumentCacheOptions, documentCache } from './document-cache.ts';
 import { documentLimitError } from './limit-error.ts';
 
@@ -48,6 +50,12 @@ export interface DocumentLimits {
    * answered before for the same schema and rules (graphql-http's `validate`).
    */
   readonly validate: typeof validate;
+  /**
+   * graphql-js's `execute`; with the cache (the default), a document `parse` returned that selects only listql
+   * connections (graphqlSchema()'s root fields, at any depth) is answered by a writer compiled for it, without
+   * graphql-js resolving each field of each item: the same answer, the same guards (graphql-http's `execute`).
+   */
+  readonly execute: typeof execute;
 }
 
 /**
@@ -59,7 +67,12 @@ export interface DocumentLimits {
  * per schema: the same text sent again is neither parsed nor validated. A refused document is parsed again each
  * time, and one over maxBytes is never read.
  *
- * @example createHandler({ schema, parse: limits.parse, validate: limits.validate, validationRules: limits.validationRules })
+ * Its `execute` answers a kept document that selects only listql connections without graphql-js resolving each field
+ * of each item (docs/graphql.md, Executing a kept document), and is graphql-js's for anything else.
+ *
+ * @example
+ * createHandler({ schema, parse: limits.parse, validate: limits.validate, validationRules: limits.validationRules,
+ *   execute: limits.execute })
  */
 export function documentLimits(options: DocumentLimitOptions = {}): DocumentLimits {
   const bounds: { maxBytes: number; maxTokens: number; maxDepth: number } = { ...DEFAULT_DOCUMENT_LIMITS };
@@ -98,6 +111,7 @@ export function documentLimits(options: DocumentLimitOptions = {}): DocumentLimi
     parseOptions: Object.freeze({ maxTokens }),
     validationRules: Object.freeze([depthRule(maxDepth)]),
     validate: cache?.validate ?? validate,
+    execute: cache ? compiledExecute(cache.has) : execute,
   });
 }
 

@@ -14,6 +14,7 @@ import type { NodeTypes } from './node-source.ts';
 import { nodeType } from './node-type.ts';
 import { keyFilter, nodeField, type RelayEndpoint, relaySchema } from './relay.ts';
 import { acrossExecutions } from './request-cache.ts';
+import { ResolvedRoot, rootConnectionExtension } from './resolved-root.ts';
 import { connectionRequest, type TreeRequest } from './selection.ts';
 import { typeNames } from './type-names.ts';
 
@@ -152,8 +153,14 @@ function rootField<Context>(
     args: connectionArgs(description),
     ...(endpoint.description === undefined ? {} : { description: endpoint.description }),
     // The document budget prices this field with the very request its resolver sends.
-    extensions: priceExtension(endpoint.engine, (args: ConnectionArgs, info) => requestOf(args, info).query),
-    async resolve(_source, args, context, info): Promise<ConnectionValue | null> {
+    extensions: {
+      ...priceExtension(endpoint.engine, (args: ConnectionArgs, info) => requestOf(args, info).query),
+      ...rootConnectionExtension(),
+    },
+    async resolve(source, args, context, info): Promise<ConnectionValue | null> {
+      // Resolved already by the compiled path (compiled-execute.ts), which left the answer's completion to graphql-js.
+      const resolved = source instanceof ResolvedRoot ? source.take(info.path.key) : undefined;
+      if (resolved) return resolved as Promise<ConnectionValue | null>;
       const signals = executionSignals(context, info);
       let request: TreeRequest | undefined;
       try {

@@ -2,7 +2,8 @@
  * listql/graphql over real HTTP: graphql-http's node handler on node:http (127.0.0.1, port 0), a schema built from
  * two engines. Queries against the REST answers, the SQL narrowed by the selection, cursor walks through endCursor
  * and edge cursors, totalCount only when selected, ListErrors as GraphQL errors with extensions, tenant isolation
- * from the context function, internal errors without detail, and graphql-http's own server audits (every MUST).
+ * from the context function, internal errors without detail, and graphql-http's own server audits (every MUST), all
+ * with documentLimits()'s parse, validation and compiled execution.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +12,7 @@ import { serverAudits } from 'graphql-http';
 import { createHandler } from 'graphql-http/lib/use/http';
 import * as assert from 'uvu/assert';
 import { createEngine } from '../../src/engine/index.ts';
-import { graphqlSchema, printSchema } from '../../src/graphql/index.ts';
+import { documentLimits, graphqlSchema, printSchema } from '../../src/graphql/index.ts';
 import { filterable, schema, selectable, sortable } from '../../src/policy/index.ts';
 import { Cell, cellPolicy, ENTRIES, Entry, seedWalk, walkEntities } from '../fixtures/walk.ts';
 import { captureDriver } from '../helpers/capture.ts';
@@ -69,8 +70,14 @@ async function serve(em: EntityManager): Promise<Served> {
     ],
     onInternalError: (err) => internal.push(err),
   });
+  // Kept documents take the compiled execution path: every test below, the audits among them, goes through it.
+  const limits = documentLimits();
   const handler = createHandler({
     schema: schemaOf,
+    parse: limits.parse,
+    validate: limits.validate,
+    validationRules: limits.validationRules,
+    execute: limits.execute,
     context: (req) => ({ tenant: (req.raw.headers['x-tenant'] as string | undefined) ?? undefined }),
   });
   const server = createServer((req, res) => {
