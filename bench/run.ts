@@ -15,6 +15,7 @@ import { benchEstimatedCount } from './count.ts';
 import { loadBooks } from './data.ts';
 import { BENCH_SORTS, benchDeepPages, benchOverhead, benchWalk, createAdvisedIndexes } from './engine.ts';
 import { benchExport } from './export.ts';
+import { benchFacets } from './facets.ts';
 import { benchFlatPeers } from './flat-peers.ts';
 import { benchImport } from './import.ts';
 import { benchLoopDelay } from './loop-delay.ts';
@@ -98,6 +99,12 @@ if (on('mariadb')) await benchMariaDb();
   if (on('sqlite')) section('Event-loop delay during the worst accepted requests, SQLite', await benchLoopDelay());
   // Fair share: 20 worst requests at once and a cheap one, on the same bookstore (PostgreSQL only).
   if (on('postgresql')) section('Fair share under a burst, PostgreSQL', await benchBurst());
+  // Facets: author, year and tags of a filtered request on a 100k-book bookstore, against the same GROUP BYs by hand.
+  const facets = await benchFacets(ALL.filter(on));
+  for (const dialect of ALL) {
+    const lines = facets[dialect];
+    if (lines) section(`Facets, ${names[dialect]}`, lines);
+  }
   // Nested trees: BENCH_ROWS / 10 books (100,000 by default) and three reviews a book on each database.
   const trees = await benchTrees(ALL.filter(on), Math.max(1000, Math.floor(ROWS / 10)));
   for (const dialect of ALL) {

@@ -28,6 +28,10 @@ export const ERROR_TABLE = {
     description:
       'fields names a field or relation that items do not carry, or selects a relation the policy does not open.',
   },
+  field_not_facetable: {
+    status: 400,
+    description: 'facets names a field or relation the policy exposes but did not open to facets.',
+  },
   operator_not_allowed: { status: 400, description: 'The operator is not declared for the field.' },
   invalid_literal: { status: 400, description: "The literal does not fit the field's type." },
   invalid_relationship: {

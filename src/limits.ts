@@ -47,6 +47,10 @@ export interface Limits {
    * Checked before any statement; a request without nested selections is bounded by `maxLimit` alone.
    */
   readonly maxTreeRows: number;
+  /** Names in `facets` (docs/facets.md): each runs one grouped statement over the scope. */
+  readonly maxFacets: number;
+  /** Values one facet may return (`facets=year:N`); a facet without `:N` returns DEFAULT_FACET_VALUES, at most this. */
+  readonly maxFacetValues: number;
 }
 
 /** Open parentheses nested at once in `filter`; fixed, not configurable. */
@@ -72,7 +76,12 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxInValuesTotal: 200,
   maxSelectionDepth: 3,
   maxTreeRows: 2000,
+  maxFacets: 5,
+  maxFacetValues: 50,
 });
+
+/** Values a facet returns when `facets` gives it no `:N` (or maxFacetValues, when that is smaller). */
+export const DEFAULT_FACET_VALUES = 10;
 
 /** Defaults of the paging bounds (see docs/pagination.md, Limits). */
 export const DEFAULT_PAGING = Object.freeze({ defaultLimit: 20, maxLimit: 100, maxOffset: 100_000 });

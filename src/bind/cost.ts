@@ -1,5 +1,6 @@
 import { type ListError, limitExceeded } from '../errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
+import { chargeFacets } from './cost-facets.ts';
 import { exceeded, type FilterWalk, QUANTIFIER_UNITS, statementNeeds, visit } from './cost-filter.ts';
 import { type FixedCharge, fixedCharges, type PageFacts, round, runsOf } from './cost-page.ts';
 import { type FilterTally, fixedOver } from './limit-messages.ts';
@@ -74,6 +75,9 @@ export function checkBudget(resolved: ResolvedQuery, budget: Budget, page?: Page
   };
   if (resolved.filter) visit(walk, resolved.filter, 0, undefined);
   for (const level of resolved.selections ?? []) chargeLevel(level, budget, cost);
+  // Each facet runs the filter once more (without its own clauses) and groups the rows it keeps: cost-facets.ts.
+  if (resolved.facets)
+    chargeFacets(resolved.facets, resolved.filter, budget.maxSubqueries, cost, page?.dialect?.hopCost);
   const { depth, inValues } = cost;
   return { subqueries: round(cost.work), units: round(cost.work + cost.fixed), depth, sortJoins, inValues };
 }

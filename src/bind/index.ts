@@ -1,13 +1,14 @@
 import { DEFAULT_LIMITS, DEFAULT_PAGING } from '../limits.ts';
 import type { ParsedQuery } from '../syntax/ast.ts';
 import { resolveFilter, resolveSortTerm } from './resolve.ts';
+import { resolveFacets } from './resolve-facets.ts';
 import { type ResolvedLevel, resolveSelection, type SelectionBounds } from './resolve-selection.ts';
 import type { BoundSchema, ResolvedFilter, ResolvedQuery, ResolvedSortTerm } from './types.ts';
 
 export type * from './types.ts';
 
 /** The engine bounds resolveQuery holds nested selections to; each defaults to DEFAULT_PAGING / DEFAULT_LIMITS. */
-export type ResolveOptions = Partial<SelectionBounds>;
+export type ResolveOptions = Partial<SelectionBounds> & { readonly maxFacetValues?: number };
 
 /**
  * Bind a parsed query to a bound schema: resolve paths, check capabilities and convert literals; throws ListError.
@@ -20,6 +21,8 @@ export function resolveQuery(bound: BoundSchema, parsed: ParsedQuery, options: R
   const filter: ResolvedFilter | undefined = parsed.filter && resolveFilter(bound, parsed.filter);
   const sort: readonly ResolvedSortTerm[] = (parsed.sort ?? []).map((term) => resolveSortTerm(bound, term));
   const picked = resolvePicked(bound, parsed, options);
+  const facets =
+    parsed.facets && resolveFacets(bound, parsed.facets, options.maxFacetValues ?? DEFAULT_LIMITS.maxFacetValues);
   return {
     sort,
     ...(filter === undefined ? {} : { filter }),
@@ -30,6 +33,7 @@ export function resolveQuery(bound: BoundSchema, parsed: ParsedQuery, options: R
     ...(parsed.search === undefined ? {} : { search: parsed.search }),
     ...(parsed.fields === undefined || picked === undefined ? {} : { fields: picked.fields }),
     ...(picked === undefined || picked.selections.length === 0 ? {} : { selections: picked.selections }),
+    ...(facets === undefined ? {} : { facets }),
   };
 }
 

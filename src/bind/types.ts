@@ -1,9 +1,10 @@
-import type { BoundRelation, FieldRef, ResolvedSortTerm } from '../policy/bound-schema.ts';
+import type { BoundFacet, BoundField, BoundRelation, FieldRef, ResolvedSortTerm } from '../policy/bound-schema.ts';
 import type { Span, ValueOperator } from '../syntax/ast.ts';
 
 // The bound schema is what a policy becomes against one ORM's metadata (src/policy/); the resolved tree refers to it.
 // A field reference and a sort key are declared there too, as a selectable relation's default sort is resolved at bind.
 export type {
+  BoundFacet,
   BoundField,
   BoundKeyColumn,
   BoundRelation,
@@ -145,6 +146,23 @@ export interface ResolvedQuery {
   readonly fields?: readonly SelectedField[];
   /** Nested selections of related objects (`author(name)`, `reviews(stars)`), in the order requested. */
   readonly selections?: readonly ResolvedSelection[];
+  /** `facets`: the values to count beside the page, in the order requested (docs/facets.md). */
+  readonly facets?: readonly ResolvedFacet[];
+}
+
+/** What a facet counts: a root field's values, or a relation's related keys (with a label field of the target). */
+export type FacetTarget =
+  | { readonly kind: 'field'; readonly field: BoundField }
+  | { readonly kind: 'relation'; readonly relation: BoundRelation; readonly facet: BoundFacet };
+
+/** One facet of a request: its public name, how many values to return, and what it counts. */
+export interface ResolvedFacet {
+  readonly name: string;
+  /** The top N values to return. */
+  readonly limit: number;
+  readonly target: FacetTarget;
+  /** Where its name stands in `facets` (cost errors point there). */
+  readonly span: Span;
 }
 
 /**

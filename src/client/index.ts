@@ -19,6 +19,7 @@ export { client, ListRequest, NestedList } from './request.ts';
 export type {
   ComparisonOperator,
   Decimal,
+  FacetName,
   FilterPath,
   LiteralValue,
   Operand,

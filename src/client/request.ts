@@ -5,7 +5,7 @@ import { type Filter, type FilterBuilder, filterBuilder, filterText, type Skip }
 import type { ItemOf, NestedPath, PolicyAt } from './item-types.ts';
 import { sendable } from './literal.ts';
 import { isIdentifier, pathText } from './names.ts';
-import type { SortKey } from './types.ts';
+import type { FacetName, SortKey } from './types.ts';
 
 /**
  * The list parameters a top-level list and a nested one share: `filter`, `sort`, `limit`, `offset` and `cursor`.
@@ -115,6 +115,18 @@ export class ListRequest<P = Policy, S extends readonly unknown[] | undefined = 
     return this.with('count', count === false ? undefined : String(count));
   }
 
+  /**
+   * Ask for facets beside the page (docs/facets.md): names, each optionally with its number of values (`'year:5'`);
+   * no names removes them.
+   *
+   * @example books.facets('author', 'year:5').limit(0)
+   */
+  facets(...names: readonly FacetName<P>[]): this {
+    for (const name of names as readonly string[])
+      if (typeof name !== 'string' || !FACET.test(name)) throw new TypeError(`${JSON.stringify(name)} is not a facet`);
+    return this.with('facets', names.length === 0 ? undefined : names.join(','));
+  }
+
   /** Free text for the endpoint's search; an empty text removes it. */
   search(text: string | undefined): this {
     return this.with('search', text === '' || text === undefined ? undefined : sendable(text, 'search', false));
@@ -172,6 +184,7 @@ export function client<P = Policy>(): ListRequest<P> {
 }
 
 const MODIFIER = /^(ci|nullsfirst|nullslast)$/;
+const FACET = /^[A-Za-z_][A-Za-z0-9_]*(:[1-9][0-9]*)?$/;
 
 /** Check one sort key as written (`-path:modifier…`); the server checks the rest (repeats, what the policy allows). */
 function sortKeyText(key: string): string {

@@ -48,6 +48,12 @@ export type FieldNames<P> =
     ? string
     : (P extends Policy<any, infer F, any> ? F : never) & keyof ScalarFields<EntityOf<P>> & string;
 
+/**
+ * A name `facets` may carry for policy P, alone or with its number of values (`year`, `year:5`): any exposed field or
+ * relation (the types cannot see which the policy opened to facets: the server refuses the others).
+ */
+export type FacetName<P> = `${FieldNames<P> | (keyof RelationsOf<P> & string)}${'' | `:${number}`}`;
+
 /** The TypeScript type of field F of policy P's entity. */
 export type FieldType<P, F> = F extends keyof ScalarFields<EntityOf<P>> ? ScalarFields<EntityOf<P>>[F] : unknown;
 

@@ -9,7 +9,8 @@ export type {
   RelationSelectDescription,
   SchemaDescription,
 } from './describe/endpoint.ts';
-export type { ExplainedLevel, ExplainedStatement, Explanation } from './describe/explain.ts';
+export type { ExplainedFacet, ExplainedLevel, ExplainedStatement, Explanation } from './describe/explain.ts';
+export type { FacetDescription } from './describe/facets.ts';
 export type { IndexAdvice, IndexColumn } from './describe/indexes.ts';
 export type { ItemDescription, ItemPropertyDescription } from './describe/item.ts';
 export {
@@ -23,6 +24,7 @@ export {
   type ScopedEngine,
 } from './engine.ts';
 export { type ExecuteOptions, execute, executeCount } from './execute.ts';
+export type { FacetBucket, Facets } from './facets/values.ts';
 export type { ListItem, NestedItems, SelectedItem, Selection } from './item-type.ts';
 export type { Page, PageInfo } from './page/list-page.ts';
 export type { PlanCheckOptions } from './plan-check.ts';

@@ -23,7 +23,7 @@ export interface RequestWork {
   readonly subqueries: number;
   /**
    * Statements the request sends: the data query (none for a page of 0 rows) and the count when asked for, then per
-   * nested level one statement (when it can have parents) and one more for its count.
+   * nested level one statement (when it can have parents) and one more for its count, and one per facet.
    */
   readonly statements: number;
   /** Rows the request may answer with: its page size, plus every nested level's parents × rows per parent. */
@@ -42,6 +42,7 @@ export function requestWork<C extends ListContext>(
   const resolved = resolveQuery(bound, parsed, {
     maxOffset: settings.paging.maxOffset,
     maxSelectionDepth: settings.limits.maxSelectionDepth,
+    maxFacetValues: settings.limits.maxFacetValues,
   });
   // Priced as list() prices it (page/check-request.ts): the order actually read (the engine's defaultSort when the
   // request has no sort) and the primary key decide how many UNION ALL branches a page after a cursor is read as.
@@ -50,7 +51,8 @@ export function requestWork<C extends ListContext>(
   const cost = checkBudget(resolved, settings.limits, { dialect: dialectFor(bound.platform), sort, primaryKey });
   const { limit } = resolvePaging(resolved, settings.paging);
   const tree = checkTreeBudget(resolved.selections, limit, settings.limits);
-  const statements = (limit > 0 ? 1 : 0) + (resolved.count ? 1 : 0) + tree.statements;
+  const facets = resolved.facets?.length ?? 0;
+  const statements = (limit > 0 ? 1 : 0) + (resolved.count ? 1 : 0) + tree.statements + facets;
   return { subqueries: cost.subqueries, statements, rows: tree.rows };
 }
 

@@ -23,7 +23,7 @@ export interface GraphQLLimits {
   readonly maxFields?: number | undefined;
   /**
    * Statements: one data query per field with `first` above 0, one more per selected `totalCount`, and per nested
-   * relation selected one more (and one more with its `totalCount`) (default 10).
+   * relation selected one more (and one more with its `totalCount`), and one per selected facet (default 10).
    */
   readonly maxStatements?: number | undefined;
   /**
@@ -198,7 +198,8 @@ function weigh(info: GraphQLResolveInfo, bounds: Bounds): Weight {
   }
   const messages: Record<keyof Bounds, string> = {
     maxFields: 'list fields',
-    maxStatements: 'statements (each list field and each nested relation runs one, and one more with totalCount)',
+    maxStatements:
+      'statements (each list field and each nested relation runs one, one more with totalCount, and one per facet)',
     maxRows: 'rows (the page sizes of every list field and nested level together; ask for smaller pages with first)',
     maxSubqueries: 'relationship sub-queries in the filters of every list field together',
   };

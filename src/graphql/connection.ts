@@ -44,8 +44,16 @@ export const pageInfoType = new GraphQLObjectType<ConnectionValue>({
   },
 });
 
-/** Build the `<Type>Connection` type of an endpoint: edges, nodes, pageInfo, and totalCount when count is allowed. */
-export function connectionType(typeName: string, node: GraphQLObjectType, allowCount: boolean): GraphQLObjectType {
+/**
+ * Build the `<Type>Connection` type of an endpoint: edges, nodes, pageInfo, totalCount when count is allowed, and
+ * `facets` when the endpoint has any (graphql/facets.ts).
+ */
+export function connectionType(
+  typeName: string,
+  node: GraphQLObjectType,
+  allowCount: boolean,
+  facets?: GraphQLObjectType,
+): GraphQLObjectType {
   const edge = new GraphQLObjectType<{ node: Item; cursor: string }>({
     name: `${typeName}Edge`,
     fields: {
@@ -69,6 +77,12 @@ export function connectionType(typeName: string, node: GraphQLObjectType, allowC
       type: new GraphQLNonNull(GraphQLInt),
       description: 'The number of matching rows; counted only when selected.',
       resolve: (c) => c.result.page.page.count,
+    };
+  if (facets)
+    fields.facets = {
+      type: new GraphQLNonNull(facets),
+      description: "Each selected facet's most frequent values, counted under the filter without its own clauses.",
+      resolve: (c) => c.result.page.facets ?? {},
     };
   return new GraphQLObjectType<ConnectionValue>({ name: `${typeName}Connection`, fields });
 }

@@ -125,8 +125,8 @@ function scalarOfField(field: FieldDescription, property: ItemPropertyDescriptio
   }
 }
 
-/** A primary key that is not exposed, or a relation's key: judged by the JSON shape items give it. */
-function scalarOfProperty(property: ItemPropertyDescription | undefined): GraphQLScalarType {
+/** A primary key that is not exposed, or a relation's key (or a facet's value): judged by the JSON shape items give it. */
+export function scalarOfProperty(property: ItemPropertyDescription | undefined): GraphQLScalarType {
   if (property?.type === 'integer' && property.format === undefined) return GraphQLInt;
   if (property?.type === 'number') return GraphQLFloat;
   if (property?.type === 'boolean') return GraphQLBoolean;
@@ -134,7 +134,7 @@ function scalarOfProperty(property: ItemPropertyDescription | undefined): GraphQ
 }
 
 /** Write a value as the string a String field carries: dates in ISO 8601, bigints and decimals in full. */
-function asString(value: unknown): string | null {
+export function asString(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value;
   if (value instanceof Date) return value.toISOString();

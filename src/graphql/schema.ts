@@ -10,6 +10,7 @@ import { type DocumentBudget, documentBudget, type GraphQLLimits, priceExtension
 import { type ConnectionValue, connectionArgs, connectionType } from './connection.ts';
 import { fieldCollector } from './document-walk.ts';
 import { toGraphQLError } from './errors.ts';
+import { defaultFacetLimit, facetsType } from './facets.ts';
 import type { NodeTypes } from './node-source.ts';
 import { nodeType } from './node-type.ts';
 import { keyFilter, nodeField, type RelayEndpoint, relaySchema } from './relay.ts';
@@ -130,8 +131,17 @@ function rootField<Context>(
   const node = nodeType(types.names.claim(endpoint.type, origin), description, types, true);
   for (const suffix of ['Connection', 'Edge']) types.names.claim(endpoint.type + suffix, origin);
   const allowCount = description.capabilities.count;
+  const facetLimit = defaultFacetLimit(description);
   const requestOf = translations((args: ConnectionArgs, info: GraphQLResolveInfo) =>
-    connectionRequest(fieldCollector(info), info.variableValues, info.fieldNodes, info.returnType, args, allowCount),
+    connectionRequest(
+      fieldCollector(info),
+      info.variableValues,
+      info.fieldNodes,
+      info.returnType,
+      args,
+      allowCount,
+      facetLimit,
+    ),
   );
   const list = async (request: TreeRequest, context: Context, signals: readonly AbortSignal[], start: number) => {
     const scope = await endpoint.scope(context);
@@ -149,7 +159,7 @@ function rootField<Context>(
   };
   const field: GraphQLFieldConfig<unknown, Context, ConnectionArgs> = {
     // Nullable: a client error on one root field nulls that field only, and its siblings keep their data.
-    type: connectionType(endpoint.type, node, allowCount),
+    type: connectionType(endpoint.type, node, allowCount, facetsType(endpoint.type, description, types.names)),
     args: connectionArgs(description),
     ...(endpoint.description === undefined ? {} : { description: endpoint.description }),
     // The document budget prices this field with the very request its resolver sends.

@@ -12,6 +12,7 @@ import { invalidParameter } from '../errors.ts';
 import { type AliasLevel, freeAlias } from './aliases.ts';
 import { type ConnectionArgs, writeListArguments } from './arguments.ts';
 import type { FieldCollector } from './document-walk.ts';
+import { facetsParameter } from './facets.ts';
 import { levelOf, type NodeFieldSource, type NodeLevel, sourceOf } from './node-source.ts';
 
 /**
@@ -55,12 +56,16 @@ export function connectionRequest(
   returnType: GraphQLOutputType,
   args: ConnectionArgs,
   allowCount: boolean,
+  facetLimit = 10,
 ): TreeRequest {
   const state: State = { collect, variables, query: {}, backwardLists: [], lists: new Map() };
   const backward = writeListArguments(args, '', state.query);
   if (args.search != null) state.query.search = args.search;
-  const parts = connectionParts(collect, getNamedType(returnType) as GraphQLObjectType, setsOf(fieldNodes));
+  const connection = getNamedType(returnType) as GraphQLObjectType;
+  const parts = connectionParts(collect, connection, setsOf(fieldNodes));
   if (parts.totalCount && allowCount) state.query.count = 'true';
+  const facets = facetsParameter(collect, variables, connection, parts.facetSets, facetLimit);
+  if (facets !== undefined) state.query.facets = facets;
   const { text, aliases } = translateLevel(state, parts.node, parts.nodeSets, '', '');
   state.query.fields = text;
   // Frozen: one request may be sent by many executions of a kept document (schema.ts, translations).
@@ -188,17 +193,19 @@ function connectionParts(
   collect: FieldCollector,
   connection: GraphQLObjectType,
   sets: readonly (SelectionSetNode | undefined)[],
-): { node: GraphQLObjectType; nodeSets: (SelectionSetNode | undefined)[]; totalCount: boolean; edgeCursors: boolean } {
+): { node: GraphQLObjectType; nodeSets: Sets; totalCount: boolean; edgeCursors: boolean; facetSets: Sets } {
   const fields = connection.getFields();
   const node = getNamedType(fields.nodes!.type) as GraphQLObjectType;
   const edge = getNamedType(fields.edges!.type) as GraphQLObjectType;
-  const nodeSets: (SelectionSetNode | undefined)[] = [];
+  const nodeSets: Sets = [];
+  const facetSets: Sets = [];
   let totalCount = false;
   let edgeCursors = false;
   for (const nodes of collect(connection, sets).values()) {
     const fieldName = nodes[0]!.name.value;
     if (fieldName === 'nodes') nodeSets.push(...setsOf(nodes));
     else if (fieldName === 'totalCount') totalCount = true;
+    else if (fieldName === 'facets') facetSets.push(...setsOf(nodes));
     else if (fieldName === 'edges')
       for (const edgeNodes of collect(edge, setsOf(nodes)).values()) {
         if (edgeNodes[0]!.name.value === 'node') nodeSets.push(...setsOf(edgeNodes));
@@ -206,7 +213,7 @@ function connectionParts(
         if (edgeNodes.some((n) => n.name.value === 'cursor')) edgeCursors = true;
       }
   }
-  return { node, nodeSets, totalCount, edgeCursors };
+  return { node, nodeSets, totalCount, edgeCursors, facetSets };
 }
 
 /**
@@ -236,6 +243,8 @@ function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
-function setsOf(nodes: readonly FieldNode[]): (SelectionSetNode | undefined)[] {
+type Sets = (SelectionSetNode | undefined)[];
+
+function setsOf(nodes: readonly FieldNode[]): Sets {
   return nodes.map((n) => n.selectionSet);
 }

@@ -1,4 +1,5 @@
 import type { EngineDescription, FieldDescription, SchemaDescription } from '../engine/describe/endpoint.ts';
+import { facetsParameter, withFacets } from './facets.ts';
 import { fieldsHelp, fieldsPattern, nestedParameters, selectablePaths } from './nested.ts';
 import { type JsonObject, pageSchema, ref } from './schemas.ts';
 
@@ -58,6 +59,8 @@ export function listOperation(description: EngineDescription, names: OperationNa
       param('search', 'Search term.', { type: 'string', minLength: 1, maxLength: limits.maxSearchBytes }),
     );
   if (capabilities.count || capabilities.estimatedCount) parameters.push(countParameter(capabilities));
+  const facets = facetsParameter(description);
+  if (facets) parameters.push(facets);
   // `reviews.filter`, `reviews.limit`, …: the lists of nested to-many selections, each parent's page on its own.
   parameters.push(...nestedParameters(description, paths, { filter: filterHelp, sort: sortableHelp }));
 
@@ -71,7 +74,10 @@ export function listOperation(description: EngineDescription, names: OperationNa
     tags: [names.tag],
     parameters,
     responses: {
-      '200': { description: 'One page of items.', content: json(pageSchema(description, ref(names.itemSchema))) },
+      '200': {
+        description: 'One page of items.',
+        content: json(withFacets(pageSchema(description, ref(names.itemSchema)), description)),
+      },
       '400': { description: 'The request is malformed or not allowed.', content: json(ref('ListError')) },
       '503': { description: unavailable(limits), content: json(ref('ListError')) },
       '500': { description: 'Internal error; no detail is disclosed.', content: json(ref('InternalError')) },

@@ -233,8 +233,11 @@ function objectType(value: unknown): string {
   return type === 'Uint8Array' ? 'Buffer' : type;
 }
 
-/** Convert a scalar as the hydrator does (custom type, boolean, date) and then as serialize() does. */
-function scalarWriter(prop: EntityProperty, platform: Platform): ((value: unknown) => unknown) | undefined {
+/**
+ * Convert a scalar as the hydrator does (custom type, boolean, date) and then as serialize() does; undefined: the value
+ * stays as it is. Facet values (engine/facets/) are written with it too, so they read as items do.
+ */
+export function scalarWriter(prop: EntityProperty, platform: Platform): ((value: unknown) => unknown) | undefined {
   const serializer = prop.serializer as ((value: unknown) => unknown) | undefined;
   const normalize = normalizer(platform);
   const finish = serializer ?? normalize ?? ((value: unknown) => value);

@@ -33,8 +33,19 @@ export async function prepareFilters(
   resolved?: Pick<ResolvedQuery, 'filter' | 'sort'>,
   options?: FilterOptions,
 ): Promise<FilterConditions> {
+  return prepareFiltersAlso(source, bound, resolved, options, []);
+}
+
+/** Compute the conditions prepareFilters() computes, and those of `also`, relations a query joins besides (facets). */
+export async function prepareFiltersAlso(
+  source: EntityManager | AnyQueryBuilder,
+  bound: BoundSchema,
+  resolved: Pick<ResolvedQuery, 'filter' | 'sort'> | undefined,
+  options: FilterOptions | undefined,
+  also: readonly EntityProperty[],
+): Promise<FilterConditions> {
   try {
-    return await conditionsOf(source, bound, resolved, options);
+    return await conditionsOf(source, bound, resolved, options, also);
   } catch (err) {
     // A filter condition MikroORM cannot compile, or a filter missing its arguments, reaches callers as a ListError.
     throw asListError(err);
@@ -46,10 +57,12 @@ async function conditionsOf(
   bound: BoundSchema,
   resolved: Pick<ResolvedQuery, 'filter' | 'sort'> | undefined,
   options: FilterOptions | undefined,
+  also: readonly EntityProperty[],
 ): Promise<FilterConditions> {
   const em = 'getPlatform' in source ? source : entityManagerOf(source);
   const byRelation = new Map<EntityProperty, FilterQuery<any> | undefined>();
-  const pending = resolved ? relationsOfQuery(resolved) : relationsOfSchema(bound);
+  // `also`: relations the query joins besides its filter and sort (a facet's).
+  const pending = [...(resolved ? relationsOfQuery(resolved) : relationsOfSchema(bound)), ...also];
   if (!resolved) {
     // apply() compiles the root's own filters too: a root condition reaching through relations needs their targets'.
     const root = await em.applyFilters(bound.meta.class, {}, options ?? {}, 'read');

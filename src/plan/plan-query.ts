@@ -175,6 +175,8 @@ function assertApplicable(resolved: ResolvedQuery): void {
     throw invalidParameter('search', 'search needs the engine: use createEngine().from(qb).list()');
   if (resolved.fields !== undefined)
     throw invalidParameter('fields', 'fields needs the engine: use createEngine().from(qb).list()');
+  if (resolved.facets !== undefined)
+    throw invalidParameter('facets', 'facets needs the engine: use createEngine().from(qb).list()');
 }
 
 function assertRoot(qb: AnyQueryBuilder, bound: BoundSchema): void {

@@ -55,6 +55,7 @@ export function bindField(meta: EntityMetadata, entry: ExposedField, platform: P
   let sortable = false;
   let sortCaseInsensitive = false;
   let selectable = true;
+  let facetable = false;
   for (const option of entry.options) {
     if (option.kind === 'sortable') {
       sortable = true;
@@ -62,6 +63,7 @@ export function bindField(meta: EntityMetadata, entry: ExposedField, platform: P
         throw invalidSchema(`${label}: a case-insensitive sort needs a string field, not one of kind ${shape.kind}`);
       sortCaseInsensitive ||= option.caseInsensitive === true;
     } else if (option.kind === 'selectable') selectable = option.enabled;
+    else if (option.kind === 'facetable') facetable = true;
     else {
       filterable = true;
       for (const op of option.operators ?? defaultOperators(shape.kind, nullable)) {
@@ -85,6 +87,7 @@ export function bindField(meta: EntityMetadata, entry: ExposedField, platform: P
     sortable,
     ...(sortCaseInsensitive ? { sortCaseInsensitive } : {}),
     selectable,
+    ...(facetable ? { facetable } : {}),
     prop,
     ...(shape.kind === 'enum' ? { enumItems: Object.freeze([...(prop.items ?? [])]) } : {}),
     ...(shape.range ? { range: shape.range } : {}),

@@ -2,6 +2,7 @@ import type { EntityManager, EntityMetadata, EntityName, MetadataStorage, MikroO
 import { EntitySchema } from '@mikro-orm/core';
 import { type Dialect, dialectFor } from '../dialect/index.ts';
 import { invalidSchema } from '../errors.ts';
+import { bindFacet } from './bind-facet.ts';
 import { bindField } from './bind-field.ts';
 import { bindRelationProperty } from './bind-relation.ts';
 import { bindSelection } from './bind-selection.ts';
@@ -88,6 +89,7 @@ function bindRelation(
       `${label}: nullCheck applies to to-one relations only (a client tests a collection with not ${entry.publicName}/any(…))`,
     );
   const selection = bindSelection(label, entry.select, many, target);
+  const facet = bindFacet(label, entry.facet, prop, target);
   return Object.freeze({
     publicName: entry.publicName,
     property: prop.name,
@@ -96,6 +98,7 @@ function bindRelation(
     target,
     nullCheck: entry.nullCheck === true,
     ...(selection === undefined ? {} : { selection }),
+    ...(facet === undefined ? {} : { facet }),
   });
 }
 

@@ -32,6 +32,8 @@ export interface BoundField {
   readonly sortCaseInsensitive?: boolean;
   /** Whether `fields=` may name it (true unless the policy says `selectable(false)`). */
   readonly selectable: boolean;
+  /** Whether `facets=` may name it (`facetable()`). */
+  readonly facetable?: boolean;
   /** Allowed values of an enum field. */
   readonly enumItems?: readonly (string | number)[];
   /** For integer and bigint fields: the values the MikroORM type allows (integer 32-bit, smallint 16 …). */
@@ -57,6 +59,18 @@ export interface BoundRelation {
   readonly nullCheck?: boolean;
   /** How clients may select the related objects (`fields=author(name)`); undefined when they may not. */
   readonly selection?: BoundSelection;
+  /** How clients may count the related rows by key (`facets=author`); undefined when they may not. */
+  readonly facet?: BoundFacet;
+}
+
+/** A relation's facet, checked at bind: the target's key column, and the nested field returned beside each key. */
+export interface BoundFacet {
+  /** The target's one primary-key column: a facet value is the related row's key. */
+  readonly keyColumn: string;
+  /** The MikroORM key property, whose type converts the value for the answer. */
+  readonly keyProperty: string;
+  /** `{ label: 'name' }`: a field of the nested policy returned beside each key. */
+  readonly label?: BoundField;
 }
 
 /**

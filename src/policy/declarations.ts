@@ -1,5 +1,5 @@
 import type { EntityName } from '@mikro-orm/core';
-import type { FieldOption, RelationSelectOptions } from './options.ts';
+import type { FieldOption, RelationFacetOptions, RelationSelectOptions } from './options.ts';
 
 /** `expose(publicName, ...options)`, as declared. */
 export interface ExposedField {
@@ -26,4 +26,6 @@ export interface DeclaredRelation {
   readonly nullCheck?: boolean;
   /** Clients may select the related objects, with these list options (checked at bind: bind-selection.ts). */
   readonly select?: RelationSelectOptions;
+  /** Clients may count the related rows' keys beside a page (`facets=author`); checked at bind (bind-facet.ts). */
+  readonly facet?: RelationFacetOptions;
 }

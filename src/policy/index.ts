@@ -12,9 +12,12 @@ export {
 } from './entity-types.ts';
 export type { RelationType, RelationTypes } from './exposed-types.ts';
 export {
+  type FacetableOption,
   type FieldOption,
   type FilterableOption,
+  facetable,
   filterable,
+  type RelationFacetOptions,
   type RelationSelectableOption,
   type RelationSelectOptions,
   type SelectableOption,

@@ -48,8 +48,34 @@ export interface SelectableOption {
   readonly enabled: boolean;
 }
 
+/** `facetable()`: clients may count the field's values beside a page (`facets=year`, docs/facets.md). */
+export interface FacetableOption {
+  readonly kind: 'facetable';
+}
+
 /** A capability given to an exposed field. */
-export type FieldOption = FilterableOption | SortableOption | SelectableOption;
+export type FieldOption = FilterableOption | SortableOption | SelectableOption | FacetableOption;
+
+const FACETABLE: FacetableOption = Object.freeze({ kind: 'facetable' });
+
+/**
+ * Let clients ask for the field's most frequent values and their counts beside a page (`facets=year`), counted under
+ * the request's filter without its own clauses on this field (docs/facets.md).
+ *
+ * @example schema(Book).expose('year', filterable(), facetable()) // facets=year, facets=year:5
+ */
+export function facetable(): FacetableOption {
+  return FACETABLE;
+}
+
+/**
+ * A relation's facet (`relation('author', authorPolicy, { facet: { label: 'name' } })`): its values are the related
+ * rows' primary keys; `label` names a field of the nested policy returned beside each key.
+ */
+export interface RelationFacetOptions {
+  /** A field the nested policy exposes, returned beside each key (`{ value: 3, label: 'Ann', count: 5 }`). */
+  readonly label?: string;
+}
 
 /**
  * Allow filtering on a field with the operators given, or with the type's sensible defaults when none are given

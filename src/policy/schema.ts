@@ -7,6 +7,7 @@ import type { OnlyKeys, RelationEntry, RelationTypes } from './exposed-types.ts'
 import type {
   FieldOption,
   FilterableOption,
+  RelationFacetOptions,
   RelationSelectableOption,
   RelationSelectOptions,
   SelectableOption,
@@ -51,6 +52,11 @@ export interface RelationOptions {
   readonly nullCheck?: boolean;
   /** Clients may select the related objects (`fields=author(name)`, `reviews(stars)`); see docs/policy.md. */
   readonly select?: boolean | RelationSelectOptions;
+  /**
+   * Clients may count the related rows by key beside a page (`facets=author`): `true`, or `{ label: 'name' }` to return
+   * a field of the nested policy beside each key (docs/facets.md).
+   */
+  readonly facet?: boolean | RelationFacetOptions;
 }
 
 /** What `relation()` takes as its third argument: the options object, or `selectable(…)` for `{ select: … }`. */
@@ -67,6 +73,8 @@ export interface ExposedRelation {
   readonly nullCheck?: boolean;
   /** Present when clients may select the related objects: the list options as written (`{}` for the defaults). */
   readonly select?: RelationSelectOptions;
+  /** Present when clients may count the related rows by key (`facets=author`): the facet options as written. */
+  readonly facet?: RelationFacetOptions;
 }
 
 /** One declaration of a policy, in the order written. */
@@ -132,7 +140,7 @@ export class Policy<in out T = any, F extends string = string, R extends Relatio
   >(
     publicName: N,
     nested: NestedPolicy<E, NF, NR> & SameEntity<E, RelationTargets<T>[N]>,
-    options?: O & NoInfer<OnlyKeys<O, 'nullCheck' | 'select' | 'kind' | 'enabled'>>,
+    options?: O & NoInfer<OnlyKeys<O, 'nullCheck' | 'select' | 'facet' | 'kind' | 'enabled'>>,
   ): Policy<T, ExposedFields<this>, ExposedRelations<this> & RelationEntry<T, N, Policy<E, NF, NR>, O>>;
   relation<
     const N extends string,
@@ -144,14 +152,14 @@ export class Policy<in out T = any, F extends string = string, R extends Relatio
   >(
     publicName: N,
     nested: NestedPolicy<E, NF, NR> & SameEntity<E, TargetOf<T, P>>,
-    options: O & { readonly property: P } & NoInfer<OnlyKeys<O, 'nullCheck' | 'select' | 'property'>>,
+    options: O & { readonly property: P } & NoInfer<OnlyKeys<O, 'nullCheck' | 'select' | 'facet' | 'property'>>,
   ): Policy<T, ExposedFields<this>, ExposedRelations<this> & RelationEntry<T, N, Policy<E, NF, NR>, O, P>>;
   relation(
     publicName: string,
     nested: NestedPolicy,
     options: RelationArgument & { readonly property?: string } = {},
   ): Policy<T> {
-    const { property, nullCheck, select } = relationOptions(options);
+    const { property, nullCheck, select, facet } = relationOptions(options);
     const entry: ExposedRelation = Object.freeze({
       kind: 'relation',
       publicName,
@@ -159,6 +167,7 @@ export class Policy<in out T = any, F extends string = string, R extends Relatio
       ...(property === undefined ? {} : { property }),
       ...(nullCheck ? { nullCheck: true } : {}),
       ...(select === undefined ? {} : { select }),
+      ...(facet === undefined ? {} : { facet }),
     });
     return new Policy<T>(this.entity, [...this.entries, entry]);
   }
@@ -186,14 +195,24 @@ function relationOptions(options: RelationArgument & { readonly property?: strin
   readonly property?: string | undefined;
   readonly nullCheck?: boolean | undefined;
   readonly select?: RelationSelectOptions | undefined;
+  readonly facet?: RelationFacetOptions | undefined;
 } {
   if ('kind' in options) {
     if (options.kind === 'selectableRelation') return { select: options.select };
     if (options.kind === 'selectable') return options.enabled ? { select: EMPTY_SELECT } : {};
   }
-  const { select, ...rest } = options as RelationOptions & { readonly property?: string };
-  if (select === undefined || select === false) return rest;
-  return { ...rest, select: select === true ? EMPTY_SELECT : Object.freeze({ ...select }) };
+  const { select, facet, ...rest } = options as RelationOptions & { readonly property?: string };
+  const faceted =
+    facet === undefined || facet === false ? {} : { facet: facet === true ? EMPTY_FACET : facetOf(facet) };
+  if (select === undefined || select === false) return { ...rest, ...faceted };
+  return { ...rest, ...faceted, select: select === true ? EMPTY_SELECT : Object.freeze({ ...select }) };
 }
+
+/** Copy a facet's options (checked at bind); anything but an object is kept as given, for bind to refuse. */
+function facetOf(facet: RelationFacetOptions): RelationFacetOptions {
+  return typeof facet === 'object' && facet !== null ? Object.freeze({ ...facet }) : facet;
+}
+
+const EMPTY_FACET: RelationFacetOptions = Object.freeze({});
 
 const EMPTY_SELECT: RelationSelectOptions = Object.freeze({});

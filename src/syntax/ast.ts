@@ -141,6 +141,17 @@ export interface SortTerm {
   readonly span: Span;
 }
 
+/**
+ * One name of `facets`: a field or relation whose values are to be counted, and, when written (`year:5`), how many
+ * of its most frequent values to return.
+ */
+export interface FacetTerm {
+  readonly name: Ident;
+  /** `:N`: the top N values (at most maxFacetValues); absent: the default. */
+  readonly limit?: number;
+  readonly span: Span;
+}
+
 /** The result of parseHTTP: every known parameter, validated for syntax and limits, none yet bound to a schema. */
 export interface ParsedQuery {
   readonly filter?: FilterNode;
@@ -162,6 +173,8 @@ export interface ParsedQuery {
    * name is decided against its `fields` and the policy, when the request is bound.
    */
   readonly nested?: Readonly<Record<string, NestedParameters>>;
+  /** `facets`: the facets to count beside the page, in the order written, each name once (docs/facets.md). */
+  readonly facets?: readonly FacetTerm[];
 }
 
 /**

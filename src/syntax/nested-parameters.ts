@@ -33,8 +33,8 @@ export function collectNested(query: QueryValues, limits: Limits): NestedValues 
     if (parameter === 'fields') {
       throw invalidParameter(name, `${name} is not a parameter: write fields=${selectionOf(path)} instead`);
     }
-    if (parameter === 'search') {
-      throw invalidParameter(name, `${name} is not a parameter: search applies to the top-level list only`);
+    if (parameter === 'search' || parameter === 'facets') {
+      throw invalidParameter(name, `${name} is not a parameter: ${parameter} applies to the top-level list only`);
     }
     const value = single(query, name);
     if (value === undefined) continue;

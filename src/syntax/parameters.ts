@@ -2,7 +2,17 @@ import type { FieldsObject } from './fields-object.ts';
 import { isIdentPart, isIdentStart } from './keywords.ts';
 
 /** The list parameters listql reads; others are ignored unless the engine rejects them (`unknownParameters`). Names are case-sensitive. */
-export const KNOWN_PARAMETERS = ['filter', 'sort', 'limit', 'offset', 'cursor', 'count', 'search', 'fields'] as const;
+export const KNOWN_PARAMETERS = [
+  'filter',
+  'sort',
+  'limit',
+  'offset',
+  'cursor',
+  'count',
+  'search',
+  'fields',
+  'facets',
+] as const;
 
 /** One of the list parameters. */
 export type KnownParameter = (typeof KNOWN_PARAMETERS)[number];
@@ -28,7 +38,7 @@ export interface NestedName {
 
 /**
  * Split a name of the form `<key>(.<key>)*.<parameter>` whose keys are names (`[A-Za-z_][A-Za-z0-9_]*`) and whose
- * parameter is a list parameter (also `fields` and `search`, which parseHTTP refuses with a hint); undefined for any
+ * parameter is a list parameter (also `fields`, `search` and `facets`, which parseHTTP refuses with a hint); undefined for any
  * other name, which is not listql's.
  *
  * @example nestedName('best.comments.sort') // { path: 'best.comments', parameter: 'sort' }
@@ -70,6 +80,8 @@ export interface ListParameters {
   readonly search?: string | readonly string[] | undefined;
   /** A list of names, or the object form `['id', { author: ['name'] }]` (docs/selection.md, In code). */
   readonly fields?: string | FieldsObject | undefined;
+  /** Facets to count beside the page: `'author,year:5,tags'` (docs/facets.md). */
+  readonly facets?: string | readonly string[] | undefined;
   /** The parameters of nested lists, named by their path in `fields` (`reviews.limit`, `best.sort`). */
   readonly [nested: `${string}.${NestedParameter}`]: string | readonly string[] | undefined;
 }

@@ -2,6 +2,7 @@ import { invalidParameter, limitExceeded } from '../errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import type { ParsedQuery } from './ast.ts';
 import { utf8Length } from './bytes.ts';
+import { parseFacets } from './facets.ts';
 import { parseFields } from './fields.ts';
 import { parseFilter } from './filter.ts';
 import { bracketHint, withHint } from './habits.ts';
@@ -59,6 +60,7 @@ export function parseHTTP(
   if (raw.cursor !== undefined) out.cursor = checkCursor('cursor', raw.cursor, limits);
   if (raw.search !== undefined) out.search = checkSearch(raw.search, limits);
   if (raw.fields !== undefined) out.fields = parseFields(raw.fields, limits);
+  if (raw.facets !== undefined) out.facets = parseFacets(raw.facets, limits);
   if (raw.sort !== undefined) out.sort = parseSort(raw.sort, limits);
   if (raw.filter !== undefined) out.filter = parseFilter(raw.filter, limits);
   // The nested lists' values after the top level's: their sorts and filters cost most.

@@ -99,7 +99,7 @@ eachDialect('messages', { entities: [GaugeSchema], seed }, (test) => {
     assert.is(far.error.parameter, 'utm_source');
     assert.is(
       far.error.message,
-      "unknown parameter 'utm_source': this endpoint reads filter, sort, limit, offset, cursor, count, search, fields",
+      "unknown parameter 'utm_source': this endpoint reads filter, sort, limit, offset, cursor, count, search, fields, facets",
     );
     // Names are case-sensitive: `Sort` is not `sort`, and the suggestion says so.
     assert.is((await refusal(() => s.list('Sort=n'))).error.message, "unknown parameter 'Sort'; did you mean 'sort'?");

@@ -6,6 +6,7 @@ import type { Limits } from '../../limits.ts';
 import { publicNameOf } from '../../policy/bind-field.ts';
 import { OPERATORS } from '../../policy/options.ts';
 import type { EngineSettings } from '../config.ts';
+import { describeFacets, type FacetDescription } from './facets.ts';
 import { describeItem, type ItemDescription } from './item.ts';
 
 /** A public field: its name, kind, and what clients may do with it. */
@@ -86,6 +87,8 @@ export interface EngineDescription extends SchemaDescription {
    */
   readonly selectable: readonly string[];
   readonly key: readonly string[];
+  /** The names `facets=` accepts, with the shapes of their values (docs/facets.md); empty when none is opened. */
+  readonly facets: readonly FacetDescription[];
   readonly capabilities: {
     readonly count: boolean;
     /** `count=estimated`: enabled (`allowEstimatedCount`) and available on this database (PostgreSQL). */
@@ -125,6 +128,7 @@ export function describeEngine(
     ...(defaultSort === undefined ? {} : { defaultSort }),
     selectable: [...selectableNames(bound)],
     key: keyNames(bound),
+    facets: describeFacets(bound, dialect),
     capabilities: {
       count: settings.allowCount,
       estimatedCount: settings.allowEstimatedCount && dialect.estimate !== undefined,

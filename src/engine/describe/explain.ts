@@ -17,6 +17,13 @@ export interface Explanation {
   readonly count?: ExplainedStatement;
   /** Nested selections (`fields=author(name),reviews(stars)`): one entry per level, each level before its children. */
   readonly levels?: readonly ExplainedLevel[];
+  /** `facets`: one grouped statement per facet, in the order requested (docs/facets.md). */
+  readonly facets?: readonly ExplainedFacet[];
+}
+
+/** One facet's statement: the facet's name, and the statement as the engine would send it. */
+export interface ExplainedFacet extends ExplainedStatement {
+  readonly name: string;
 }
 
 /**

@@ -58,6 +58,20 @@ export function describeItem(meta: EntityMetadata, platform: Platform, dialect: 
   return { properties };
 }
 
+/**
+ * Describe one value as items write a property (its JSON type and format), under `name`: a facet's values and labels
+ * (describe-facets.ts). `nullable` says whether null may stand for it.
+ */
+export function describeValue(
+  name: string,
+  prop: EntityProperty,
+  platform: Platform,
+  dialect: Dialect,
+  nullable: boolean,
+): ItemPropertyDescription {
+  return { name, ...valueShape(prop, platform, dialect), nullable };
+}
+
 /** A to-one relation is written as the target's primary key (a single key; a composite one has no fixed shape). */
 function referenceShape(prop: EntityProperty, platform: Platform, dialect: Dialect): ValueShape {
   const target = prop.targetMeta;

@@ -51,6 +51,7 @@ export function checkRequest<C extends ListContext>(
   const requested = resolveQuery(bound, parsed, {
     maxOffset: settings.paging.maxOffset,
     maxSelectionDepth: settings.limits.maxSelectionDepth,
+    maxFacetValues: settings.limits.maxFacetValues,
   });
   // No `sort`: the engine's defaultSort, if any (the cursor signature then comes from it); else the primary key.
   const resolved =

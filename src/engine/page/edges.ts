@@ -53,7 +53,9 @@ export async function listEdges<C extends ListContext>(
   const backward = options.backward ?? listing.backward;
   const data = await listing.fetch(listing.after, { cursors: options.cursors === 'ends' ? 'ends' : true, backward });
   const count = listing.resolved.count ? await listing.count() : undefined;
-  return { page: pageOf(listing.paging, data, count), cursors: data.cursors ?? [] };
+  const page = pageOf(listing.paging, data, count);
+  const facets = listing.resolved.facets ? await listing.facets() : undefined;
+  return { page: facets ? { ...page, facets } : page, cursors: data.cursors ?? [] };
 }
 
 /** Return the edges lister of a scoped engine, or undefined when it is not a listql engine. */

@@ -1,5 +1,6 @@
 import type { ParsedQuery } from '../../syntax/ast.ts';
 import type { ListContext } from '../config.ts';
+import type { Facets } from '../facets/run.ts';
 import type { Scope } from '../scope.ts';
 import type { Item } from '../serialize.ts';
 import { openListing } from './listing.ts';
@@ -20,22 +21,26 @@ export interface PageInfo {
   readonly estimatedCount?: number;
 }
 
-/** A list response: the page's items and its paging facts. */
+/** A list response: the page's items and its paging facts, and with `facets=`, the facets' values and counts. */
 export interface Page<I = Item> {
   readonly items: I[];
   readonly page: PageInfo;
+  /** `facets=` only: each facet's most frequent values with their counts, by facet name (docs/facets.md). */
+  readonly facets?: Facets;
 }
 
 /**
  * List one page: check the whole request first (no query runs for a client error), then one data query of
  * `limit + 1` rows and, with `count=true`, one count query. Both carry the base scope, the root's MikroORM filters,
- * the search and the filter; only the data query is sorted, continued after the cursor and limited.
+ * the search and the filter; only the data query is sorted, continued after the cursor and limited. With `facets=`,
+ * one grouped statement per facet follows (docs/facets.md).
  */
 export async function listPage<C extends ListContext>(scope: Scope<C>, parsed: ParsedQuery, ctx: C): Promise<Page> {
   const listing = await openListing(scope, parsed, ctx, false);
   const data = await listing.fetch(listing.after, { backward: listing.backward });
   const count = listing.resolved.count ? await listing.count() : undefined;
-  return pageOf(listing.paging, data, count, listing.resolved.count === 'estimated');
+  const page = pageOf(listing.paging, data, count, listing.resolved.count === 'estimated');
+  return listing.resolved.facets ? { ...page, facets: await listing.facets() } : page;
 }
 
 /** Assemble the response of one page. */

@@ -14,6 +14,7 @@ import { checkEstimateAvailable, estimateQuery, estimateRows } from '../count/es
 import { countQuery, countRows } from '../count/exact.ts';
 import { type ExplainedStatement, type Explanation, explainStatement } from '../describe/explain.ts';
 import { executeCountOwned } from '../execute.ts';
+import { explainFacets, type Facets, runFacets } from '../facets/run.ts';
 import type { Scope } from '../scope.ts';
 import { explainTree, fillTree, openTree } from '../tree/index.ts';
 import { checkRequest } from './check-request.ts';
@@ -43,6 +44,8 @@ export interface Listing {
    * planner estimates them; only when the request asked for it.
    */
   count(): Promise<number>;
+  /** Count the request's facets (docs/facets.md): one grouped statement each; only when the request asked for any. */
+  facets(): Promise<Facets>;
   /** Build the statements the first fetch and the count would send, and run nothing. */
   explain(): Promise<Explanation>;
   /** The data statement the first fetch sends (text and values, as MikroORM renders them), built as fetch builds it. */
@@ -157,10 +160,14 @@ export async function openListing<C extends ListContext>(
               )
             : await explainStatement(countQuery(counted.clone(), bound, resolved.filter, options), 'get', false);
       if (tree) explained.levels = await explainTree(tree);
+      if (resolved.facets) explained.facets = await explainFacets({ scope, resolved, copy, options });
       return explained;
     },
     async statement() {
       return reads ? (await statement(after, backward)).qb.toQuery() : undefined;
+    },
+    facets() {
+      return runFacets({ scope, resolved, copy, options }, guard, connection);
     },
     async count() {
       if (countStatement) {

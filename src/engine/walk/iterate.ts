@@ -65,6 +65,8 @@ async function* walkPages<C extends ListContext>(
   const parsed = parse();
   if (parsed.offset !== undefined)
     throw invalidParameter('offset', 'pages() and items() follow cursors and never use offset');
+  if (parsed.facets !== undefined)
+    throw invalidParameter('facets', 'facets are counted beside one page: ask list() for them, not pages() or items()');
   const { pageSize } = options;
   if (pageSize !== undefined && !(Number.isSafeInteger(pageSize) && pageSize >= 1 && pageSize <= MAX_WALK_PAGE_SIZE))
     throw invalidSchema(`pageSize must be a whole number from 1 to ${MAX_WALK_PAGE_SIZE}`);
