@@ -7,6 +7,7 @@ import { isListParameterName, KNOWN_PARAMETERS, type ListParameters, type QueryV
 import { checkBracketNames, parseHTTP } from '../syntax/parse-http.ts';
 import { fromQueryString } from '../syntax/query-string.ts';
 import type { EngineSettings } from './config.ts';
+import { noteRequest, rememberedRequest, requestText } from './request-text.ts';
 
 export type { ListParameters };
 
@@ -31,12 +32,22 @@ export type SameEntity<Q, E> =
  * object form, whose every key must be a list parameter whatever that setting says (a misspelt key is a bug).
  */
 export function parseRequest(query: QueryInput, settings: EngineSettings<any>): ParsedQuery {
+  const objectForm = isObjectForm(query);
+  // The same parameters again: the ParsedQuery of the first time (request-text.ts), whose stages are remembered.
+  const text = requestText(query, objectForm);
+  const known = text === undefined ? undefined : rememberedRequest(settings, text);
+  if (known) return known;
+  const parsed = parseUnremembered(query, settings, objectForm);
+  if (text !== undefined) noteRequest(settings, text, parsed);
+  return parsed;
+}
+
+function parseUnremembered(query: QueryInput, settings: EngineSettings<any>, objectForm: boolean): ParsedQuery {
   // A ListParameters is QueryValues whose absent keys may be written `undefined`, which parseHTTP skips.
   const values =
     typeof query === 'string' || query instanceof URLSearchParams ? fromQueryString(query) : (query as QueryValues);
   // `filter[name]=x` first: its message says what to write instead.
   checkBracketNames(values);
-  const objectForm = isObjectForm(query);
   if (settings.unknownParameters === 'reject' || objectForm) rejectUnknownParameters(values);
   // The object form's `fields: ['id', { author: ['name'] }]` becomes its text, for the one parser of fields.
   const written = objectForm ? withFieldsText(values, settings.limits.maxQueryBytes) : values;

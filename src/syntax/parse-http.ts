@@ -68,8 +68,24 @@ export function parseHTTP(
   return out;
 }
 
-/** Lay overrides over the defaults, skipping keys given as undefined (possible from plain JavaScript callers). */
+const frozenMerges = new WeakMap<Partial<Limits>, Limits>();
+
+/**
+ * Lay overrides over the defaults, skipping keys given as undefined (possible from plain JavaScript callers). A
+ * frozen overrides object (an engine's limits) cannot change, so its merge is made once: the same Limits object
+ * each time also lets the parse cache find its key (limitsKey) without computing it.
+ */
 function mergeLimits(overrides: Partial<Limits>): Limits {
+  if (!Object.isFrozen(overrides)) return mergeAfresh(overrides);
+  let merged = frozenMerges.get(overrides);
+  if (!merged) {
+    merged = Object.freeze(mergeAfresh(overrides));
+    frozenMerges.set(overrides, merged);
+  }
+  return merged;
+}
+
+function mergeAfresh(overrides: Partial<Limits>): Limits {
   const merged: Record<string, number> = { ...DEFAULT_LIMITS };
   for (const [key, value] of Object.entries(overrides)) if (typeof value === 'number') merged[key] = value;
   return merged as unknown as Limits;

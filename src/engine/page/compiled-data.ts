@@ -65,10 +65,11 @@ export function compiledData<C extends ListContext>(
   filter: SqlFragment | undefined,
   copy: () => Promise<AnyQueryBuilder>,
   tree: Tree | undefined,
+  keyMemo?: Map<string, string>,
 ): (from: readonly CursorValue[] | undefined, backward: boolean) => Promise<PageStatement> {
   const { bound, keys } = scope;
   return async (from, backward) => {
-    const key = statementKey(shape, filter, from, backward);
+    const key = memoKey(keyMemo, shape, filter, from, backward);
     const sent = await sendCompiled(scope, key, filter, from, async (params) => {
       const marked = planData(scope, resolved, plan, await copy(), options, tree, params);
       const at = keyMarkers(from);
@@ -95,9 +96,10 @@ export function compiledCount<C extends ListContext>(
   shape: string,
   filter: SqlFragment | undefined,
   copy: () => Promise<AnyQueryBuilder>,
+  keyMemo?: Map<string, string>,
 ): () => Promise<AnyQueryBuilder> {
   const { bound } = scope;
-  const key = `count\u0001${statementKey(shape, filter, undefined, false)}`;
+  const key = `count\u0001${memoKey(keyMemo, shape, filter, undefined, false)}`;
   return async () => {
     const sent = await sendCompiled(scope, key, filter, undefined, async (params) => ({
       query: countQuery(await copy(), bound, resolved.filter, options, params).toQuery(),
@@ -106,6 +108,27 @@ export function compiledCount<C extends ListContext>(
     if (sent) return sent.qb;
     return countQuery(await copy(), bound, resolved.filter, options);
   };
+}
+
+/**
+ * The statement key of a position, remembered in `keyMemo` (a request memo's, listing-memo.ts) by the position's
+ * NULLs and direction: a long key is built and hashed once, not on every request.
+ */
+function memoKey(
+  keyMemo: Map<string, string> | undefined,
+  shape: string,
+  filter: SqlFragment | undefined,
+  at: readonly CursorValue[] | undefined,
+  backward: boolean,
+): string {
+  if (!keyMemo) return statementKey(shape, filter, at, backward);
+  const position = `${at === undefined ? '-' : at.map((v) => (v === null ? 'n' : 'v')).join('')}${backward}`;
+  let key = keyMemo.get(position);
+  if (key === undefined) {
+    key = statementKey(shape, filter, at, backward);
+    keyMemo.set(position, key);
+  }
+  return key;
 }
 
 /**

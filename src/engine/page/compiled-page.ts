@@ -50,34 +50,24 @@ const caches = new WeakMap<BoundSchema, Map<string, CompiledPage | null>>();
  * The shape of a listing's data statements apart from its filter and its cursor position, or undefined when they
  * are planned afresh on every request: compiling is off, the request searches (the application's search callback
  * changes the builder as it likes), the base scope's state is not plain data, or a MikroORM filter condition in force
- * is not plain data. (Where execute() does not send what toQuery() answers, compiledData() plans afresh too.)
+ * is not plain data (`conditions`, from conditionsKey(), is then undefined). (Where execute() does not send what
+ * toQuery() answers, compiledData() plans afresh too.)
  */
-export async function listingShape<C extends ListContext>(
+export function listingShape<C extends ListContext>(
   scope: Scope<C>,
   resolved: ResolvedQuery,
   plan: CursorPlan,
   paging: Paging,
-  filterConditions: FilterConditions | undefined,
+  conditions: string | undefined,
   links: readonly CursorKey[] | undefined,
-): Promise<string | undefined> {
-  if (!scope.settings.compileStatements || resolved.search !== undefined) return undefined;
+): string | undefined {
+  if (conditions === undefined || !shapeable(scope, resolved, links)) return undefined;
   // Nested selections read their link columns beside the page's own keys: part of the statement's shape.
   const linked = links?.map((k) => plainKey([k.sort.column, k.sort.alias ?? null, k.shape]));
-  if (linked?.includes(undefined) || (resolved.selections?.length && !links)) return undefined;
-  const base = builderKey(scope.base);
-  if (base === undefined) return undefined;
-  const root = await rootConditionKey(scope.base, scope.filters);
-  if (root === undefined) return undefined;
-  const related: unknown[] = [];
-  for (const [prop, condition] of filterConditions?.byRelation ?? []) {
-    const key = plainKey(condition ?? null);
-    if (key === undefined) return undefined;
-    related.push(`${prop.name}:${prop.type}`, key);
-  }
+  const base = baseKey(scope);
   return JSON.stringify([
     base,
-    root,
-    related,
+    conditions,
     plan.signature,
     resolved.sort.map((t) => [
       t.target.relations.map((r) => r.property),
@@ -91,6 +81,55 @@ export async function listingShape<C extends ListContext>(
     resolved.fields?.map((f) => [f.property, f.implied === true]) ?? null,
     linked ?? null,
   ]);
+}
+
+/**
+ * Whether a listing's statements can have a shape, before the filter conditions in force are read (conditionsKey):
+ * compiling is on, the request does not search, its nested selections' link columns are plain, and so is the base.
+ */
+export function shapeable<C extends ListContext>(
+  scope: Scope<C>,
+  resolved: ResolvedQuery,
+  links: readonly CursorKey[] | undefined,
+): boolean {
+  if (!scope.settings.compileStatements || resolved.search !== undefined) return false;
+  if (links?.some((k) => plainKey([k.sort.column, k.sort.alias ?? null, k.shape]) === undefined)) return false;
+  if (resolved.selections?.length && !links) return false;
+  return baseKey(scope) !== undefined;
+}
+
+const baseKeys = new WeakMap<AnyQueryBuilder, string | null>();
+
+/**
+ * builderKey() of a scope's base, computed once per scope: the base is the scope's private copy, which nothing
+ * changes after from() made it (every statement is planned on a copy of it).
+ */
+export function baseKey<C extends ListContext>(scope: Scope<C>): string | undefined {
+  let key = baseKeys.get(scope.base);
+  if (key === undefined) {
+    key = builderKey(scope.base) ?? null;
+    baseKeys.set(scope.base, key);
+  }
+  return key ?? undefined;
+}
+
+/**
+ * The MikroORM filter conditions in force on a listing as one key: the root entity's, and those of the related
+ * entities in `filterConditions`; undefined when one of them is not plain data (or the root's reaches relations).
+ */
+export async function conditionsKey<C extends ListContext>(
+  scope: Scope<C>,
+  filterConditions: FilterConditions | undefined,
+): Promise<string | undefined> {
+  const root = await rootConditionKey(scope.base, scope.filters);
+  if (root === undefined) return undefined;
+  let key = root;
+  for (const [prop, condition] of filterConditions?.byRelation ?? []) {
+    const one = plainKey(condition ?? null);
+    if (one === undefined) return undefined;
+    key += `\u0001${prop.name}:${prop.type}\u0001${one}`;
+  }
+  return key;
 }
 
 /** The root entity's active MikroORM filter condition as a key; undefined when it is not plain or reaches relations. */
@@ -169,18 +208,26 @@ export function compilePage(
   const slots: Slot[] = [];
   for (const param of query.params) {
     if (typeof param === 'string' && param.includes(MARK)) {
-      const match = /^\u0000lqc([fk])(\d+)\u0000$/.exec(param);
-      if (!match) return null;
-      const kind = match[1] === 'f' ? 'filter' : 'key';
-      const index = Number(match[2]);
-      seen.add(`${kind}${index}`);
-      slots.push({ kind, index });
+      const slot = markerSlot(param);
+      if (!slot) return null;
+      seen.add(`${slot.kind}${slot.index}`);
+      slots.push(slot);
     } else if (isPlainValue(param)) slots.push({ kind: 'const', value: param });
     else return null;
   }
   for (let i = 0; i < filterCount; i++) if (!seen.has(`filter${i}`)) return null;
   for (const [i, v] of (at ?? []).entries()) if (v !== null && !seen.has(`key${i}`)) return null;
   return { sql: query.sql, slots, keys };
+}
+
+/** The slot a parameter that is exactly one marker (`MARK` f|k digits U+0000) stands for; undefined otherwise. */
+function markerSlot(param: string): (Slot & { readonly index: number }) | undefined {
+  const at = MARK.length + 1;
+  const end = param.length - 1;
+  if (!param.startsWith(MARK) || end <= at || param.charCodeAt(end) !== 0) return undefined;
+  for (let i = at; i < end; i++) if (param.charCodeAt(i) < 0x30 || param.charCodeAt(i) > 0x39) return undefined;
+  const kind = param[MARK.length] === 'f' ? 'filter' : param[MARK.length] === 'k' ? 'key' : undefined;
+  return kind && { kind, index: Number(param.slice(at, end)) };
 }
 
 /** The parameters of a compiled statement for one request's filter values and cursor position. */

@@ -1,10 +1,12 @@
 import type { ResolvedQuery } from '../../bind/types.ts';
 import { type Dialect, renewDeadline, statementGuard } from '../../dialect/index.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
+import type { CursorPlan } from '../../keyset/cursor-plan.ts';
 import { continuePage } from '../../keyset/seek-page.ts';
 import { inTransaction, useConnection } from '../../orm/connection.ts';
 import { readConnection } from '../../orm/replicas.ts';
 import { prepareFilters, reachesRelation } from '../../plan/entity-filters.ts';
+import type { SqlFragment } from '../../plan/fragment.ts';
 import type { Paging } from '../../plan/paging.ts';
 import { type ApplyOptions, filterFragment } from '../../plan/plan-query.ts';
 import type { ParsedQuery } from '../../syntax/ast.ts';
@@ -16,12 +18,12 @@ import { type ExplainedStatement, type Explanation, explainStatement } from '../
 import { executeCountOwned } from '../execute.ts';
 import { explainFacets, type Facets, runFacets } from '../facets/run.ts';
 import type { Scope } from '../scope.ts';
-import { explainTree, fillTree, openTree } from '../tree/index.ts';
-import { checkRequest } from './check-request.ts';
+import { explainTree, fillTree, openTree, type Tree } from '../tree/index.ts';
 import { compiledCount, compiledData, type PageStatement, scopeCopy } from './compiled-data.ts';
-import { listingShape } from './compiled-page.ts';
+import { conditionsKey, listingShape, shapeable } from './compiled-page.ts';
 import { planData } from './data-plan.ts';
 import { type FetchOptions, fetchPage, type PageData } from './fetch-page.ts';
+import { checkRemembered, type RequestMemo, rememberedShape, rememberShape } from './listing-memo.ts';
 import { itemKeys, projectItems } from './picked-fields.ts';
 
 export type { FetchOptions, PageData } from './fetch-page.ts';
@@ -71,7 +73,9 @@ export async function openListing<C extends ListContext>(
   backwardLists?: ReadonlySet<string>,
 ): Promise<Listing> {
   const { settings, bound, keys } = scope;
-  const { resolved, paging, plan, after, backward } = checkRequest(scope, parsed, reuse, pageSize, ctx);
+  // A request seen before on this engine skips its checks and, under the same filter conditions, its shape.
+  const { checked, memo } = checkRemembered(scope, parsed, reuse, pageSize, ctx, backwardLists);
+  const { resolved, paging, plan, after, backward } = checked;
   const signal = ctx.signal;
   throwIfAborted(signal);
   const guard = statementGuard(settings, ctx);
@@ -83,18 +87,12 @@ export async function openListing<C extends ListContext>(
   // A walk's own page size may exceed maxLimit: the planner sees it as the limit, and maxLimit as large.
   const bounds = pageSize === undefined ? settings.paging : { ...settings.paging, maxLimit: paging.limit };
   const options: ApplyOptions = scope.filters === undefined ? { ...bounds } : { ...bounds, filters: scope.filters };
-  // Related entities' filters as em.find applies them (em.addFilter, filter params, async conditions included).
-  if (reachesRelation(resolved))
-    options.filterConditions = await prepareFilters(scope.base, bound, resolved, scope.filters);
   const planned = pageSize === undefined ? resolved : { ...resolved, limit: paging.limit };
   const reads = paging.limit > 0;
-  // Data statements (and exact counts) of a known shape are sent as compiled text (compiled-page.ts).
-  const shape =
-    reads || resolved.count === true
-      ? await listingShape(scope, planned, plan, paging, options.filterConditions, tree?.links)
-      : undefined;
-  const filter =
-    shape !== undefined && planned.filter ? filterFragment(scope.base, bound, planned.filter, options) : undefined;
+  const known = memo && (await rememberedShape(scope, memo, options));
+  const { shape, filter, keyMemo } = known
+    ? { shape: known.shape, filter: known.filter, keyMemo: known.keys }
+    : await deriveShape(scope, planned, plan, paging, options, tree, reads || resolved.count === true, memo);
   const copy = () => scopeCopy(scope, ctx, resolved);
   const compiledCounts = shape !== undefined && resolved.count === true;
   // The count takes its own copy of the scope before any data query is planned into it.
@@ -109,9 +107,11 @@ export async function openListing<C extends ListContext>(
   const cold = reads && shape === undefined ? planData(scope, planned, plan, scoped!, options, tree) : undefined;
   const compiled =
     reads && shape !== undefined
-      ? compiledData(scope, planned, plan, paging, options, shape, filter, copy, tree)
+      ? compiledData(scope, planned, plan, paging, options, shape, filter, copy, tree, keyMemo)
       : undefined;
-  const countStatement = compiledCounts ? compiledCount(scope, planned, options, shape, filter, copy) : undefined;
+  const countStatement = compiledCounts
+    ? compiledCount(scope, planned, options, shape, filter, copy, keyMemo)
+    : undefined;
   let used = false;
   const statement = (from: readonly CursorValue[] | undefined, back: boolean): Promise<PageStatement> => {
     if (compiled) return compiled(from, back);
@@ -181,6 +181,40 @@ export async function openListing<C extends ListContext>(
       return countRows(counter, bound, resolved.filter, options, guard);
     },
   };
+}
+
+/**
+ * The related entities' filter conditions (as em.find applies them: em.addFilter, filter params, async conditions
+ * included), set on `options`; then, when statements compile, the listing's shape and its filter's compiled fragment
+ * (remembered on the request's memo, if any).
+ */
+async function deriveShape<C extends ListContext>(
+  scope: Scope<C>,
+  planned: ResolvedQuery,
+  plan: CursorPlan,
+  paging: Paging,
+  options: ApplyOptions,
+  tree: Tree | undefined,
+  compiles: boolean,
+  memo: RequestMemo | undefined,
+): Promise<{
+  shape?: string | undefined;
+  filter?: SqlFragment | undefined;
+  keyMemo?: Map<string, string> | undefined;
+}> {
+  const { bound } = scope;
+  if (reachesRelation(planned))
+    options.filterConditions = await prepareFilters(scope.base, bound, planned, scope.filters);
+  // Data statements (and exact counts) of a known shape are sent as compiled text (compiled-page.ts).
+  const conditions =
+    compiles && shapeable(scope, planned, tree?.links)
+      ? await conditionsKey(scope, options.filterConditions)
+      : undefined;
+  const shape = compiles ? listingShape(scope, planned, plan, paging, conditions, tree?.links) : undefined;
+  if (shape === undefined) return {};
+  const filter = planned.filter ? filterFragment(scope.base, bound, planned.filter, options) : undefined;
+  const remembered = memo && rememberShape(scope, memo, conditions!, options.filterConditions, shape, filter);
+  return { shape, filter, keyMemo: remembered?.keys };
 }
 
 /** The statement an estimated count sends: the rows query behind the EXPLAIN prefix. */

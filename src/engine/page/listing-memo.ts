@@ -1,0 +1,185 @@
+/**
+ * The request memo: what opening a listing derives from its parameters alone, remembered on the parsed request
+ * (the parse memo of request-text.ts hands the same ParsedQuery to the same parameters, from their second sending). A request seen before then
+ * skips resolving, pricing and paging (checkRequest), the shape text and the filter's compiled fragment, and goes
+ * straight to its compiled statement (compiled-page.ts).
+ *
+ * What it may not assume is checked on every request, never remembered: the cursor seal (from `ctx.cursorScope`,
+ * attached afresh), the MikroORM filter conditions in force (the root's and each related entity's, read again from
+ * the EntityManager and compared as keys), and the base scope (its builderKey and filter options name the entry).
+ * Requests with a cursor (their position is decoded and its age checked each time), a walk's own page size,
+ * nested selections, a search, or compiling switched off are not remembered.
+ */
+import { type EntityProperty, type FilterQuery, Utils } from '@mikro-orm/core';
+import type { BoundSchema, ResolvedQuery } from '../../bind/types.ts';
+import { type CursorPlan, sealedPlan } from '../../keyset/cursor-plan.ts';
+import { cursorSealOf } from '../../keyset/cursor-seal.ts';
+import { relationFilterOptions } from '../../orm/active-filters.ts';
+import { plainKey } from '../../orm/plain-key.ts';
+import { entityManagerOf } from '../../orm/query-builder.ts';
+import type { FilterConditions } from '../../plan/entity-filters.ts';
+import type { SqlFragment } from '../../plan/fragment.ts';
+import type { Paging } from '../../plan/paging.ts';
+import type { ApplyOptions } from '../../plan/plan-query.ts';
+import type { ParsedQuery } from '../../syntax/ast.ts';
+import type { ListContext } from '../config.ts';
+import { isRemembered } from '../request-text.ts';
+import type { Scope } from '../scope.ts';
+import { type CheckedRequest, checkRequest } from './check-request.ts';
+import { baseKey, conditionsKey } from './compiled-page.ts';
+
+/** A remembered request of one engine: its checks' outcome and, per base scope, its statement's shape. */
+export interface RequestMemo {
+  readonly settings: object;
+  readonly bound: BoundSchema;
+  readonly defaultSort: unknown;
+  readonly resolved: ResolvedQuery;
+  readonly paging: Paging;
+  /** The cursor plan without any request's seal. */
+  readonly plan: CursorPlan;
+  /** By base scope (scopeKey), most recently used last. */
+  readonly shapes: Map<string, ShapeMemo>;
+}
+
+/** The statement side of a remembered request on one base scope. */
+export interface ShapeMemo {
+  /** The MikroORM filter conditions the shape was derived under (conditionsKey). */
+  readonly conditions: string;
+  /** The related entities whose conditions were read, in the order they were read. */
+  readonly relations: readonly EntityProperty[];
+  readonly shape: string;
+  readonly filter: SqlFragment | undefined;
+  /** Statement keys by position (compiled-data.ts). */
+  readonly keys: Map<string, string>;
+}
+
+/** Base scopes remembered per request: a multi-tenant API sends one text under many tenants' scopes. */
+const MAX_SCOPES = 8;
+
+const memos = new WeakMap<ParsedQuery, RequestMemo>();
+const scopeKeys = new WeakMap<object, string | null>();
+
+/**
+ * Check a request as checkRequest() does, or take the outcome of its earlier check (same engine, no cursor, no
+ * walk page size) with this request's seal attached. The memo is returned when the request may use it.
+ */
+export function checkRemembered<C extends ListContext>(
+  scope: Scope<C>,
+  parsed: ParsedQuery,
+  reuse: boolean,
+  pageSize: number | undefined,
+  ctx: C,
+  backwardLists: ReadonlySet<string> | undefined,
+): { readonly checked: CheckedRequest; readonly memo?: RequestMemo | undefined } {
+  const { settings } = scope;
+  const eligible =
+    settings.compileStatements &&
+    pageSize === undefined &&
+    backwardLists === undefined &&
+    parsed.cursor === undefined &&
+    parsed.search === undefined;
+  if (!eligible) return { checked: checkRequest(scope, parsed, reuse, pageSize, ctx) };
+  const known = memos.get(parsed);
+  if (known && known.settings === settings && known.bound === scope.bound && known.defaultSort === scope.defaultSort) {
+    const plan = sealedPlan(known.plan, cursorSealOf(settings.cursors, ctx.cursorScope));
+    const checked = { resolved: known.resolved, paging: known.paging, plan, after: undefined, backward: false };
+    return { checked, memo: known };
+  }
+  const checked = checkRequest(scope, parsed, reuse, pageSize, ctx);
+  // Only a request the parse memo hands out again is worth remembering (request-text.ts).
+  if (checked.resolved.selections?.length || !isRemembered(parsed)) return { checked };
+  const { seal: _seal, ...plan } = checked.plan;
+  const memo: RequestMemo = {
+    settings,
+    bound: scope.bound,
+    defaultSort: scope.defaultSort,
+    resolved: checked.resolved,
+    paging: checked.paging,
+    plan,
+    shapes: new Map(),
+  };
+  memos.set(parsed, memo);
+  return { checked, memo };
+}
+
+/** What a scope contributes to a remembered shape's name: its base's builderKey and its filter options. */
+function scopeKey<C extends ListContext>(scope: Scope<C>): string | undefined {
+  let key = scopeKeys.get(scope);
+  if (key === undefined) {
+    const base = baseKey(scope);
+    const filters = plainKey(scope.filters ?? null);
+    key = base === undefined || filters === undefined ? null : `${filters}\u0001${base}`;
+    scopeKeys.set(scope, key);
+  }
+  return key ?? undefined;
+}
+
+/**
+ * The remembered shape of a request on this scope when the MikroORM filter conditions in force are still those it
+ * was derived under (read again now, for the root and each related entity it read); it then sets
+ * `options.filterConditions` to the conditions just read. Undefined otherwise: derive it afresh.
+ */
+export async function rememberedShape<C extends ListContext>(
+  scope: Scope<C>,
+  memo: RequestMemo,
+  options: ApplyOptions,
+): Promise<ShapeMemo | undefined> {
+  const key = scopeKey(scope);
+  const known = key === undefined ? undefined : memo.shapes.get(key);
+  if (!known || key === undefined) return undefined;
+  try {
+    const fresh = known.relations.length ? await relatedConditions(scope, known.relations) : undefined;
+    if ((await conditionsKey(scope, fresh)) !== known.conditions) return undefined;
+    memo.shapes.delete(key);
+    memo.shapes.set(key, known);
+    if (fresh) options.filterConditions = fresh;
+    return known;
+  } catch {
+    // A filter that now fails (arguments missing) fails on the ordinary path, with its usual error.
+    return undefined;
+  }
+}
+
+/** Remember a request's shape on this scope, derived under `conditions` (conditionsKey) from `filterConditions`. */
+export function rememberShape<C extends ListContext>(
+  scope: Scope<C>,
+  memo: RequestMemo,
+  conditions: string,
+  filterConditions: FilterConditions | undefined,
+  shape: string,
+  filter: SqlFragment | undefined,
+): ShapeMemo | undefined {
+  const key = scopeKey(scope);
+  if (key === undefined) return undefined;
+  const relations = [...(filterConditions?.byRelation.keys() ?? [])];
+  const remembered: ShapeMemo = { conditions, relations, shape, filter, keys: new Map() };
+  memo.shapes.delete(key);
+  memo.shapes.set(key, remembered);
+  if (memo.shapes.size > MAX_SCOPES) memo.shapes.delete(memo.shapes.keys().next().value as string);
+  return remembered;
+}
+
+/** The active filter condition of each related entity in `relations`, read as prepareFilters() reads them. */
+async function relatedConditions<C extends ListContext>(
+  scope: Scope<C>,
+  relations: readonly EntityProperty[],
+): Promise<FilterConditions> {
+  const em = entityManagerOf(scope.base);
+  const byRelation = new Map<EntityProperty, FilterQuery<any> | undefined>();
+  for (const prop of relations) {
+    const where = {};
+    const found = await em.applyFilters(
+      prop.targetMeta!.class,
+      where,
+      relationFilterOptions(prop, scope.filters),
+      'read',
+    );
+    byRelation.set(prop, found === where || isEmpty(found) ? undefined : (found as FilterQuery<any>));
+  }
+  return { options: scope.filters, byRelation };
+}
+
+/** Empty as prepareFilters() tells it: no condition, or a plain object without keys. */
+function isEmpty(cond: unknown): boolean {
+  return cond === undefined || cond === null || (Utils.isPlainObject(cond) && Reflect.ownKeys(cond).length === 0);
+}
