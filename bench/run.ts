@@ -9,6 +9,7 @@
  */
 import { MikroORM as SqliteORM } from '@mikro-orm/sqlite';
 import { openDatabase } from '../test/helpers/db.ts';
+import { benchAggregates } from './aggregates.ts';
 import { benchBurst } from './burst.ts';
 import { benchClientSize } from './client-size.ts';
 import { benchEstimatedCount } from './count.ts';
@@ -105,6 +106,9 @@ if (on('mariadb')) await benchMariaDb();
     const lines = facets[dialect];
     if (lines) section(`Facets, ${names[dialect]}`, lines);
   }
+  // Sort by an aggregate: BENCH_ROWS / 10 books (100,000 by default), three reviews each, page 1 and a deep page.
+  for (const dialect of ALL.filter(on))
+    section(`Aggregate sort, ${names[dialect]}`, await benchAggregates(dialect, Math.max(1000, Math.floor(ROWS / 10))));
   // Nested trees: BENCH_ROWS / 10 books (100,000 by default) and three reviews a book on each database.
   const trees = await benchTrees(ALL.filter(on), Math.max(1000, Math.floor(ROWS / 10)));
   for (const dialect of ALL) {

@@ -89,6 +89,7 @@ export {
   type OperatorsFor,
   Policy,
   PublicNames,
+  type RelationAggregates,
   type RelationArgument,
   type RelationFacetOptions,
   type RelationKey,

@@ -4,7 +4,7 @@ import type { Span } from '../syntax/ast.ts';
 import type { FixedCharge, Run } from './cost-page.ts';
 import { round } from './cost-page.ts';
 import { budgetOver, type FilterTally } from './limit-messages.ts';
-import type { FieldRef, ResolvedFilter } from './types.ts';
+import type { ResolvedAggregate, ResolvedFilter } from './types.ts';
 
 /**
  * One filter as the cost budget walks it (cost.ts): every sub-query and comparison charged per run of the filter, and
@@ -145,8 +145,8 @@ function enter(walk: FilterWalk, hops: number, depth: number, quantifier: boolea
 }
 
 /** Count one written comparison or list on `target` with `values` list values, a pattern test or not. */
-function leaf(walk: FilterWalk, target: FieldRef, values: number, pattern: boolean, at: Position, span: Span): void {
-  enter(walk, target.relations.length, at.depth, false, span);
+function leaf(walk: FilterWalk, hops: number, values: number, pattern: boolean, at: Position, span: Span): void {
+  enter(walk, hops, at.depth, false, span);
   if (walk.comparisons) {
     const place = at.depth === 0 ? COMPARISON_UNITS.root : COMPARISON_UNITS.inside;
     // Each level of quantifiers multiplies the related rows a comparison runs for: twice per level past the first.
@@ -181,10 +181,11 @@ export function visit(walk: FilterWalk, node: ResolvedFilter, depth: number, qua
   const at = { depth, quantified };
   // A dialect rewrite (decimal-scale.ts) may split a comparison in two or drop list values: count what was written.
   const written = 'written' in node ? node.written : undefined;
-  if (written) leaf(walk, written.target, written.values, false, at, node.span);
-  else if (node.kind === 'compare' || node.kind === 'null') leaf(walk, node.target, 0, false, at, node.span);
-  else if (node.kind === 'like') leaf(walk, node.target, 0, true, at, node.span);
-  else if (node.kind === 'in') leaf(walk, node.target, node.values.length, false, at, node.span);
+  if (written) leaf(walk, written.target.relations.length, written.values, false, at, node.span);
+  else if (node.kind === 'compare' || node.kind === 'null')
+    leaf(walk, node.target.relations.length, 0, false, at, node.span);
+  else if (node.kind === 'like') leaf(walk, node.target.relations.length, 0, true, at, node.span);
+  else if (node.kind === 'in') leaf(walk, node.target.relations.length, node.values.length, false, at, node.span);
   else if (node.kind === 'not') visit(walk, node.operand, depth, quantified);
   else if (node.kind === 'and' || node.kind === 'or') {
     visit(walk, node.left, depth, quantified);
@@ -194,10 +195,25 @@ export function visit(walk: FilterWalk, node: ResolvedFilter, depth: number, qua
     const credit = COMPARISON_UNITS.inside.plain * (inner > 1 ? 2 ** (inner - 1) : 1);
     visit(walk, node.predicate, inner, { credit });
   } else if (node.kind === 'relationNull') enter(walk, node.relations.length, depth, false, node.span);
-  else {
+  else if (node.kind === 'aggregate') {
+    aggregateWork(walk, node.aggregate, depth, node.span);
+    // The test of its value: one comparison (or list) where the aggregate stands.
+    const values = node.test.kind === 'in' ? node.test.values.length : 0;
+    leaf(walk, 0, values, false, at, node.span);
+  } else {
     const never: never = node;
     throw new Error(`unknown filter node ${String(never)}`);
   }
+}
+
+/**
+ * Count an aggregate (in a filter, or a sort key's, each run): a to-many sub-query like a quantifier's (its to-one hops
+ * besides), and its inner filter inside it, as a quantifier's predicate.
+ */
+export function aggregateWork(walk: FilterWalk, aggregate: ResolvedAggregate, depth: number, span: Span): void {
+  const inner = enter(walk, aggregate.relations.length, depth, true, span);
+  const credit = COMPARISON_UNITS.inside.plain * (inner > 1 ? 2 ** (inner - 1) : 1);
+  if (aggregate.predicate) visit(walk, aggregate.predicate as ResolvedFilter, inner, { credit });
 }
 
 export function exceeded(parameter: string, span: Span, message: string): ListError {

@@ -88,16 +88,26 @@ function pageBranches(resolved: ResolvedQuery, page: PageFacts | undefined): num
   const dialect = page?.dialect;
   const sort = resolved.sort.length > 0 ? resolved.sort : (page?.sort ?? []);
   if (!dialect?.seeksNullableByUnion || page?.oneStatement) return 1;
-  if (sort.some((t) => t.target.relations.length > 0) || !sort.some((t) => t.target.field.nullable)) return 1;
+  // A key through a relation or an aggregate key keeps the plain predicate (keyset/seek-page.ts, seeksByUnion).
+  const fields = sort.flatMap((t) => (t.target ? [t.target] : []));
+  if (
+    fields.length < sort.length ||
+    fields.some((t) => t.relations.length > 0) ||
+    !fields.some((t) => t.field.nullable)
+  )
+    return 1;
   if (resolved.cursor === undefined) {
-    const lead = sort[0]!;
-    const emulated = dialect.emulatesNullsOrder && lead.target.field.nullable && lead.direction === 'asc';
+    const lead = fields[0]!;
+    const emulated = dialect.emulatesNullsOrder && lead.field.nullable && sort[0]!.direction === 'asc';
     return emulated && !resolved.offset ? 2 : 1;
   }
   // The primary key's columns follow as the tie-breaker (those the sort does not name): non-nullable, ascending.
-  const named = new Set(sort.map((t) => t.target.field.column));
+  const named = new Set(fields.map((t) => t.field.column));
   const tieBreaker = (page?.primaryKey ?? ['']).filter((column) => !named.has(column)).map(() => PK);
-  const keys = [...sort.map((t) => ({ nullable: t.target.field.nullable, direction: t.direction })), ...tieBreaker];
+  const keys = [
+    ...sort.map((t, i) => ({ nullable: fields[i]!.field.nullable, direction: t.direction })),
+    ...tieBreaker,
+  ];
   let branches = 0;
   let previous: (typeof keys)[number] | undefined;
   for (const key of keys) {

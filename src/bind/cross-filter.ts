@@ -5,7 +5,7 @@ import type { FacetTarget, FieldRef, ResolvedFilter } from './types.ts';
  * top-level AND chain that test only the facet's own field or relation, so that a client who picked `year eq 1999`
  * still sees the other years' counts. A conjunct is left out when it is one test of the facet's field from the root
  * (`year gt 1990`, `year in (…)`, `year is null`), or, for a relation facet, a test through that relation (`author/name
- * eq 'x'`), its null test (`author is null`) or a quantifier over it (`tags/any(…)`). Anything else keeps applying:
+ * eq 'x'`), its null test (`author is null`), a quantifier over it (`tags/any(…)`) or an aggregate of it (`tags/count() gt 2`). Anything else keeps applying:
  * an `or` or a `not` (even of the facet's field alone) and every test of another field. Undefined when nothing is left.
  *
  * @example withoutOwnClauses(resolve("year gt 1990 and price lt 10"), year) // price lt 10
@@ -38,6 +38,13 @@ export function isOwnClause(node: ResolvedFilter, target: FacetTarget): boolean 
     case 'relationNull':
     case 'quantifier':
       return target.kind === 'relation' && node.from === undefined && node.relations[0] === target.relation;
+    case 'aggregate':
+      // An aggregate over the facet's relation (`tags/count() gt 2`) tests that relation.
+      return (
+        target.kind === 'relation' &&
+        node.aggregate.from === undefined &&
+        node.aggregate.relations[0] === target.relation
+      );
     case 'not':
       return false;
     default: {

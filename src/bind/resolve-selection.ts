@@ -5,7 +5,7 @@
  */
 import { ERROR_STATUS, errorAtPosition, invalidParameter, isListError, limitExceeded } from '../errors.ts';
 import { publicNameOf } from '../policy/bind-field.ts';
-import type { FieldSelection, NestedParameters } from '../syntax/ast.ts';
+import type { FieldSelection, NestedParameters, SortTerm } from '../syntax/ast.ts';
 import { resolveFilter, resolveSortTerm } from './resolve.ts';
 import { relationItemKey, resolveFields } from './resolve-fields.ts';
 import { shown } from './resolve-path.ts';
@@ -157,7 +157,7 @@ function resolveList(
   const { filter: written, sort: terms } = parameters;
   const filter = written && renamed(`${path}.filter`, () => resolveFilter(target, written));
   const sort: readonly ResolvedSortTerm[] = terms
-    ? renamed(`${path}.sort`, () => terms.map((term) => resolveSortTerm(target, term)))
+    ? renamed(`${path}.sort`, () => terms.map((term) => nestedSortTerm(target, term)))
     : (selection.defaultSort ?? []);
   const limit = parameters.limit ?? selection.defaultLimit;
   if (limit > selection.maxLimit)
@@ -212,6 +212,13 @@ function firstParameter(parameters: NestedParameters): (typeof LIST_PARAMETERS)[
 }
 
 /** Run a resolution of a nested parameter's value so that its errors name that parameter (`reviews.filter`). */
+/** A nested list's sort term: a field's (an aggregate key orders no nested list: its order is a per-parent window). */
+function nestedSortTerm(target: BoundSchema, term: SortTerm): ResolvedSortTerm {
+  if (term.aggregate)
+    throw errorAtPosition('invalid_parameter', 'an aggregate cannot sort a nested list', 'sort', term.span);
+  return resolveSortTerm(target, term);
+}
+
 function renamed<T>(parameter: string, run: () => T): T {
   try {
     return run();

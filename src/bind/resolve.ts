@@ -5,6 +5,7 @@ import type { FilterNode, Ident, Literal, Path, QuantifierNode, SortTerm, Span, 
 import { sortModifiers } from '../syntax/sort.ts';
 import { clampDecimal, compareBetween, integerDigits, rewriteScale, scaleNeighbours } from './decimal-scale.ts';
 import { convertLiteral, foldAscii, type LiteralResult, likeLiteral, normalizeDecimal } from './literal.ts';
+import { COMPARE_OPERATORS, resolveAggregateSort, resolveAggregateTest } from './resolve-aggregate.ts';
 import {
   errorAt,
   fieldPath,
@@ -53,6 +54,8 @@ export function resolveFilter(bound: BoundSchema, node: FilterNode, scope: Scope
       };
     case 'quantifier':
       return quantifier(bound, node, scope);
+    case 'aggregate':
+      return resolveAggregateTest(bound, node, scope, resolveFilter);
     default: {
       const never: never = node;
       return never;
@@ -106,11 +109,9 @@ function membership(
   return between ? { ...resolved, written } : resolved;
 }
 
-/**
- * Resolve one sort term: a sortable field reached from the root through to-one relations only; `:ci` only where the
- * field allows it.
- */
+/** Resolve one sort term: an aggregate, or a sortable field from the root through to-one hops (`:ci` if allowed). */
 export function resolveSortTerm(bound: BoundSchema, term: SortTerm): ResolvedSortTerm {
+  if (term.aggregate) return resolveAggregateSort(bound, term, resolveFilter);
   const target = fieldPath(bound, term.path, NO_VARIABLES, 'sort');
   if (!target.field.sortable)
     throw errorAt(
@@ -145,8 +146,6 @@ function requireOperator(target: FieldRef, path: Path, operator: Operator, span:
 function isLikeOperator(operator: ValueOperator): operator is ResolvedLike['operator'] {
   return !COMPARE_OPERATORS.has(operator);
 }
-
-const COMPARE_OPERATORS: ReadonlySet<ValueOperator> = new Set(['eq', 'ne', 'gt', 'gte', 'lt', 'lte']);
 
 function writtenOperator(operator: Operator): string {
   return operator === 'nin' ? 'not in' : operator === 'null' ? 'is null, is not null' : operator;

@@ -1,9 +1,17 @@
-import type { BoundFacet, BoundField, BoundRelation, FieldRef, ResolvedSortTerm } from '../policy/bound-schema.ts';
+import type {
+  BoundFacet,
+  BoundField,
+  BoundRelation,
+  FieldRef,
+  ResolvedAggregate,
+  ResolvedSortTerm,
+} from '../policy/bound-schema.ts';
 import type { Span, ValueOperator } from '../syntax/ast.ts';
 
 // The bound schema is what a policy becomes against one ORM's metadata (src/policy/); the resolved tree refers to it.
 // A field reference and a sort key are declared there too, as a selectable relation's default sort is resolved at bind.
 export type {
+  AggregateSortTerm,
   BoundFacet,
   BoundField,
   BoundKeyColumn,
@@ -12,6 +20,7 @@ export type {
   BoundSelection,
   FieldKind,
   FieldRef,
+  ResolvedAggregate,
   ResolvedSortTerm,
 } from '../policy/bound-schema.ts';
 export type { Operator } from '../policy/options.ts';
@@ -121,7 +130,25 @@ export interface ResolvedQuantifier {
   readonly span: Span;
 }
 
+/**
+ * An aggregate tested in a filter (`reviews/count() gt 5`, `reviews/max(stars) is null`). A number compared with
+ * count, sum or avg is a decimal string bound through the dialect's cast to `numberKind`; a value compared with min or
+ * max is converted through the field's type, as in a comparison.
+ */
+export interface ResolvedAggregateTest {
+  readonly kind: 'aggregate';
+  readonly aggregate: ResolvedAggregate;
+  readonly test:
+    | { readonly kind: 'compare'; readonly operator: ResolvedCompare['operator']; readonly value: unknown }
+    | { readonly kind: 'in'; readonly negated: boolean; readonly values: readonly unknown[] }
+    | { readonly kind: 'null'; readonly negated: boolean };
+  /** Set for count, sum and avg: how each value is cast (see Dialect.numberParameter). */
+  readonly numberKind?: 'integer' | 'decimal' | 'float';
+  readonly span: Span;
+}
+
 export type ResolvedFilter =
+  | ResolvedAggregateTest
   | ResolvedCompare
   | ResolvedLike
   | ResolvedIn

@@ -188,6 +188,17 @@ const FACET = /^[A-Za-z_][A-Za-z0-9_]*(:[1-9][0-9]*)?$/;
 
 /** Check one sort key as written (`-path:modifier…`); the server checks the rest (repeats, what the policy allows). */
 function sortKeyText(key: string): string {
+  // An aggregate key (`-reviews/count(r: r/stars gte 4):nullsfirst`): its call is the server's to check.
+  const close = key.lastIndexOf(')');
+  if (close >= 0) {
+    const modifiers = key
+      .slice(close + 1)
+      .split(':')
+      .slice(1);
+    for (const m of modifiers)
+      if (!MODIFIER.test(m)) throw new TypeError(`${JSON.stringify(key)}: unknown sort modifier ':${m}'`);
+    return key;
+  }
   const [body = '', ...modifiers] = key.split(':');
   for (const m of modifiers)
     if (!MODIFIER.test(m)) throw new TypeError(`${JSON.stringify(key)}: unknown sort modifier ':${m}'`);

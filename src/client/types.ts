@@ -105,8 +105,16 @@ export type SortPath<P> = PathOf<P, [], 'sort'>;
  */
 export type SortModifiers = '' | ':ci' | ':nullsfirst' | ':nullslast' | ':ci:nullsfirst' | ':ci:nullslast';
 
+/**
+ * An aggregate of a to-many relation as a sort key (`reviews/count()`, `reviews/avg(stars)`, an inner filter inside
+ * the parentheses): which aggregates the policy allows, and the filter, the server checks.
+ */
+export type AggregateSortPath<P> = `${ToMany<P>}/${'count' | 'sum' | 'avg' | 'min' | 'max'}(${string})`;
+
 /** A sort key: a sort path, `-` before it for descending, then its modifiers (`-score:nullsfirst`, `title:ci`). */
-export type SortKey<P> = `${'' | '-'}${SortPath<P>}${SortModifiers}`;
+export type SortKey<P> =
+  | `${'' | '-'}${SortPath<P>}${SortModifiers}`
+  | `${'' | '-'}${AggregateSortPath<P>}${'' | ':nullsfirst' | ':nullslast'}`;
 
 /** A path a quantifier may range over: a to-many relation, or one through to-one relations (`author/books`). */
 export type QuantifierPath<P> = PathOf<P, [], 'quantifier'>;

@@ -55,6 +55,12 @@ const BASE: Omit<Dialect, 'name' | 'label'> = {
   datetimesAsEpochMillis: false,
   decimalsAsDoubles: false,
   lowercaseUuids: false,
+  numberParameter: (kind) =>
+    kind === 'integer'
+      ? 'cast(? as bigint)'
+      : kind === 'decimal'
+        ? 'cast(? as decimal)'
+        : 'cast(? as double precision)',
   keyReadExpression: (_shape, column) => column,
   sortedExpression: (_shape, column) => column,
   singleFloatKeyHolds: () => true,

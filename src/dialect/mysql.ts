@@ -69,6 +69,13 @@ function mysqlFamily(mariaDb: boolean): Dialect {
     // Joining and ordering every row took up to 1.5 s there where PostgreSQL and SQLite took under 0.4 s.
     relationSortCost: 6,
 
+    // MySQL casts to SIGNED, DECIMAL(65, 30) (the widest it has: avg() keeps 4 more digits than its input) and DOUBLE.
+    numberParameter: (kind) =>
+      kind === 'integer'
+        ? 'cast(? as signed)'
+        : kind === 'decimal'
+          ? 'cast(? as decimal(65, 30))'
+          : 'cast(? as double)',
     keyReadExpression,
     sortedExpression,
     // A FLOAT key is read as the double it compares as: exactly a single-precision value.

@@ -87,6 +87,8 @@ export const sqlite = defineDialect({
   datetimesAsEpochMillis: true,
   decimalsAsDoubles: true,
   // better-sqlite3 reads INTEGER as a double; text keeps all 64 bits. Decimals are REAL there already.
+  // INTEGER and REAL: what count(), sum() and avg() give there (numeric decimals are REAL already).
+  numberParameter: (kind) => (kind === 'integer' ? 'cast(? as integer)' : 'cast(? as real)'),
   keyReadExpression: (shape, column) => (shape.kind === 'bigint' ? `cast(${column} as text)` : column),
 
   // better-sqlite3 binds numbers, bigints, strings, buffers and null only; MikroORM stores dates as epoch ms.

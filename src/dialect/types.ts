@@ -140,6 +140,12 @@ export interface Dialect {
   readonly decimalsAsDoubles: boolean;
   /** The uuid type writes lowercase text (PostgreSQL); elsewhere a uuid is text as stored. */
   readonly lowercaseUuids: boolean;
+  /**
+   * The SQL a number bound to compare with an aggregate is written as, `?` its placeholder: an aggregate has no
+   * column type to convert the parameter by (SQLite compares a number with text as text), so it is cast to the
+   * aggregate's kind (`integer`: count and sums of integers; `decimal`; `float`).
+   */
+  numberParameter(kind: 'integer' | 'decimal' | 'float'): string;
   /** The SQL that reads a sort column at full precision for a cursor key (`column` is already quoted). */
   keyReadExpression(shape: KeyColumn, column: string): string;
   /** The value a sort column is ordered by (`column` is already quoted). */

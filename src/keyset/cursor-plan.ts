@@ -4,7 +4,7 @@ import type { SortKey } from '../plan/order.ts';
 import { type CursorExpectation, type CursorKeySpec, type CursorValue, encodeCursor } from './cursor-codec.ts';
 import type { CursorSeal } from './cursor-seal.ts';
 import { keyHolds } from './key-holds.ts';
-import { type KeyShape, shapeOfField } from './key-shape.ts';
+import { aggregateShape, type KeyShape, shapeOfField } from './key-shape.ts';
 import { cursorTypeOf } from './key-values.ts';
 import { sortSignature } from './sort-signature.ts';
 
@@ -57,6 +57,7 @@ export function cursorPlanFor(
 ): CursorPlan {
   const key = terms
     .map((t) => {
+      if (t.aggregate) return `agg\u0000${t.aggregate.text}\u0000${t.direction}${t.nullsFirst ? ' nulls first' : ''}`;
       const { relations, field } = t.target;
       const order = `${t.direction}${t.nullsFirst ? ' nulls first' : ''}${t.caseInsensitive ? ' ci' : ''}`;
       return `${relations.map((r) => r.property).join('/')}\u0000${field.property}\u0000${field.column}\u0000${field.kind}\u0000${order}`;
@@ -82,11 +83,19 @@ export function cursorPlanFor(
 export function cursorPlanOf(ctx: KeyContext, sort: readonly SortKey[]): CursorPlan {
   const parts: string[] = [ctx.bound.meta.className];
   const keys = sort.map((key): CursorKey => {
-    const relations = key.term?.target.relations ?? [];
-    const shape = key.term ? shapeOfField(key.term.target.field, ctx.dialect) : ctx.primaryKey.get(key.column);
+    const term = key.term;
+    const relations = (term?.aggregate ? term.aggregate.relations : term?.target.relations) ?? [];
+    const shape = term
+      ? term.aggregate
+        ? aggregateShape(term.aggregate, ctx.dialect)
+        : shapeOfField(term.target.field, ctx.dialect)
+      : ctx.primaryKey.get(key.column);
     if (!shape) throw new Error(`listql: no shape for sort key column ${key.column}`);
     const table = relations.at(-1)?.target.meta.tableName ?? ctx.bound.meta.tableName;
-    parts.push(table, key.column, relations.map((r) => r.property).join('/'), shape.kind, orderPart(key));
+    // An aggregate key signs its canonical text (path, function, field, inner filter) where a column key signs its
+    // column, after an `aggregate` mark, so that it hashes like no column key.
+    const column = term?.aggregate ? `aggregate ${term.aggregate.text}` : key.column;
+    parts.push(table, column, relations.map((r) => r.property).join('/'), shape.kind, orderPart(key));
     const holds = (value: string | number | boolean) => keyHolds(value, shape, ctx.dialect);
     return { sort: key, shape, spec: { type: cursorTypeOf(shape, ctx.dialect), nullable: key.nullable, holds } };
   });

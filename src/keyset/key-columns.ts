@@ -5,7 +5,7 @@ import { executionFailed } from '../errors.ts';
 import { selectsExplicitly } from '../orm/qb-state.ts';
 import type { AnyQueryBuilder } from '../orm/query-builder.ts';
 import { ALIAS_PREFIX } from '../plan/alias.ts';
-import { type SortKey, sortExpression } from '../plan/order.ts';
+import { keySql, type SortKey, sortExpression } from '../plan/order.ts';
 import { type CursorValue, keyFits } from './cursor-codec.ts';
 import type { CursorKey, KeyContext } from './cursor-plan.ts';
 import { readKeyValue } from './key-values.ts';
@@ -24,9 +24,21 @@ export function orderAlias(index: number): string {
   return `${ALIAS_PREFIX}_o${index}`;
 }
 
-/** Quote the column of a sort key in the planned query: a relation key lives on its join alias. */
+/** Quote the column of a sort key in the planned query (a relation key lives on its join alias), or its expression. */
 function columnSql(qb: AnyQueryBuilder, key: SortKey, platform: Platform): string {
-  return platform.quoteIdentifier(`${key.alias ?? qb.alias}.${key.column}`);
+  return keySql(platform, key, qb.alias);
+}
+
+/**
+ * The SQL a cursor value of an aggregate key is compared as: a number cast to the aggregate's kind (an aggregate has
+ * no column type to convert it by; see Dialect.numberParameter), `?` for other kinds. Undefined for a column key.
+ */
+function aggregateValue(key: CursorKey, dialect: Dialect): string | undefined {
+  if (key.sort.expression === undefined) return undefined;
+  const kind = key.shape.kind;
+  if (kind === 'integer' || kind === 'bigint') return dialect.numberParameter('integer');
+  if (kind === 'decimal') return dialect.numberParameter('decimal');
+  return kind === 'float' ? dialect.numberParameter('float') : undefined;
 }
 
 /**
@@ -40,7 +52,7 @@ export function keysetColumns(
   dialect: Dialect,
 ): KeysetColumn[] {
   return keys.map((k) => {
-    const value = sortExpression(dialect, k.sort, '?');
+    const value = aggregateValue(k, dialect) ?? sortExpression(dialect, k.sort, '?');
     return {
       sql: sortExpression(dialect, k.sort, columnSql(qb, k.sort, platform)),
       direction: k.sort.direction,

@@ -1,5 +1,5 @@
 import type { EntityProperty, Platform } from '@mikro-orm/core';
-import type { BoundField, BoundSchema, FieldKind } from '../bind/types.ts';
+import type { BoundField, BoundSchema, FieldKind, ResolvedAggregate } from '../bind/types.ts';
 import type { Dialect } from '../dialect/index.ts';
 import { invalidSchema } from '../errors.ts';
 import {
@@ -44,6 +44,18 @@ export interface KeyShape {
 /** Describe the sort column of an exposed field. */
 export function shapeOfField(field: BoundField, dialect: Dialect): KeyShape {
   return describe(field.prop, dialect, field.kind, field.range, field.timezone === true, field.enumItems);
+}
+
+/**
+ * Describe the value of an aggregate sort key: min and max have their field's shape; count is a bigint from 0, a sum
+ * of integers a bigint, sum of decimals and avg of non-floats a decimal of no declared precision, others a double.
+ */
+export function aggregateShape(aggregate: ResolvedAggregate, dialect: Dialect): KeyShape {
+  const fn = aggregate.function;
+  if ((fn === 'min' || fn === 'max') && aggregate.field) return shapeOfField(aggregate.field, dialect);
+  const plain = { timezone: false, numericEnum: false, ordinalEnum: false, epochRange: false, single: false };
+  const range = fn === 'count' ? { range: { min: 0n, max: (1n << 63n) - 1n } } : {};
+  return Object.freeze({ kind: aggregate.valueKind, ...plain, ...range });
 }
 
 /**

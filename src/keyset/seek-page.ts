@@ -51,10 +51,12 @@ export function continuePage(
  * terms instead. Sorts through a relation keep the plain predicate.
  */
 export function seeksByUnion(dialect: Dialect, keys: readonly CursorKey[]): boolean {
-  // Only root columns: a key through a relation is ordered after a join, which no index on the root can serve, and
-  // each branch would repeat the join and the filter's sub-queries for nothing.
+  // Only root columns: a key through a relation is ordered after a join (an aggregate key after its sub-query), which
+  // no index on the root can serve, and each branch would repeat the join and the filter's sub-queries for nothing.
   return (
-    dialect.seeksNullableByUnion && keys.some((k) => k.sort.nullable) && keys.every((k) => k.sort.alias === undefined)
+    dialect.seeksNullableByUnion &&
+    keys.some((k) => k.sort.nullable) &&
+    keys.every((k) => k.sort.alias === undefined && k.sort.expression === undefined)
   );
 }
 

@@ -118,6 +118,8 @@ function filterHelp(description: SchemaDescription): string {
   for (const relation of description.relations) {
     if (relation.nullCheck) lines.push(`${relation.name}: is null`);
     if (relation.cardinality === 'many') lines.push(`${relation.name}/any(v: …), ${relation.name}/all(v: …)`);
+    // Aggregates take eq ne gt gte lt lte, in, not in (and is null but for count), an inner filter last: `(v: …)`.
+    if (relation.aggregates?.length) lines.push(`${relation.aggregates.join(', ')}: compared, optionally (v: …)`);
   }
   return lines.length ? `Filterable: ${lines.join('; ')}.` : 'No field is filterable.';
 }
@@ -142,6 +144,7 @@ function sortableHelp(schema: SchemaDescription): string {
   walk(schema, '', (prefix, field) => {
     if (field.sortable) keys.push(`${prefix}${field.name}${field.sortCaseInsensitive ? '[:ci]' : ''}`);
   });
+  for (const relation of schema.relations) keys.push(...(relation.aggregates ?? []));
   return keys.length ? `Sortable: ${keys.join(', ')}.` : 'No field is sortable.';
 }
 

@@ -1,5 +1,6 @@
 import { isRaw, type Platform, RawQueryFragment, Utils } from '@mikro-orm/core';
 import { type Dialect, dialectFor } from '../dialect/index.ts';
+import { deferredAt } from './deferred-sql.ts';
 
 /** SQL text in the driver's own placeholder style, and the values to send with it. */
 export interface BoundStatement {
@@ -65,6 +66,15 @@ export function bindStatement(
     let copied = 0;
     while (i < text.length) {
       const c = text[i];
+      // A marker of SQL kept apart so its values stay bound (deferred-sql.ts): the fragment goes in its place.
+      const deferred = c === '/' ? deferredAt(text, i) : undefined;
+      if (deferred) {
+        out += text.slice(copied, i);
+        emit(deferred.fragment.sql, deferred.fragment.params);
+        i = deferred.end;
+        copied = i;
+        continue;
+      }
       const skipTo = skipQuotedOrComment(text, i, dialect);
       if (skipTo > i) {
         i = skipTo;

@@ -1,5 +1,5 @@
 import { type EntityManager, type EntityProperty, type FilterOptions, type FilterQuery, Utils } from '@mikro-orm/core';
-import type { BoundRelation, BoundSchema, ResolvedFilter, ResolvedQuery } from '../bind/types.ts';
+import type { BoundRelation, BoundSchema, ResolvedAggregate, ResolvedFilter, ResolvedQuery } from '../bind/types.ts';
 import { asListError, invalidSchema } from '../errors.ts';
 import { activeFilterCondition, relationFilterOptions } from '../orm/active-filters.ts';
 import { aliasesOf } from '../orm/qb-state.ts';
@@ -205,14 +205,25 @@ function relationsOfQuery(resolved: Pick<ResolvedQuery, 'filter' | 'sort'>): Ent
       case 'relationNull':
         hops(filter.relations);
         return;
+      case 'aggregate':
+        aggregate(filter.aggregate);
+        return;
       default: {
         const never: never = filter;
         throw new Error(`unknown filter node ${String((never as ResolvedFilter).kind)}`);
       }
     }
   };
+  // An aggregate reads its relation's rows (with their filters) and, through its inner filter, any relations there.
+  const aggregate = (a: ResolvedAggregate): void => {
+    hops(a.relations);
+    if (a.predicate) walk(a.predicate as ResolvedFilter);
+  };
   if (resolved.filter) walk(resolved.filter);
-  for (const term of resolved.sort) hops(term.target.relations);
+  for (const term of resolved.sort) {
+    if (term.aggregate) aggregate(term.aggregate);
+    else hops(term.target.relations);
+  }
   return out;
 }
 

@@ -23,6 +23,23 @@ export function existsThrough(
   span: Span,
   body: (alias: string) => SqlFragment,
 ): SqlFragment {
+  const sub = correlatedSelect(ctx, relation, outerAlias, span, () => '1', body);
+  return { sql: `exists (${sub.sql})`, params: sub.params };
+}
+
+/**
+ * Build `select <select(alias)> from <the relation's rows> where <correlation to outerAlias> and <target filters> and
+ * <body(alias)>`, `alias` being the related table's: the sub-query of existsThrough, and of an aggregate
+ * (`select count(*) …`). `select` must hold no values (MikroORM would inline them); `body`'s stay bound.
+ */
+export function correlatedSelect(
+  ctx: SubQueryContext,
+  relation: BoundRelation,
+  outerAlias: string,
+  span: Span,
+  select: (alias: string) => string,
+  body: (alias: string) => SqlFragment,
+): SqlFragment {
   const link = linkOf(relation.prop, ctx.em.getMetadata(), span);
   const cond = ctx.filterOf(relation.prop);
   const correlated = ctx.nextAlias();
@@ -35,13 +52,13 @@ export function existsThrough(
   }
   const q = (alias: string, column: string) => ctx.platform.quoteIdentifier(`${alias}.${column}`);
   const correlation = link.pairs.map((p) => `${q(correlated, p.inner)} = ${q(outerAlias, p.outer)}`).join(' and ');
-  sub.select(raw('1')).where(correlation);
+  sub.select(raw(select(inner))).where(correlation);
   const direct = link.kind === 'direct' ? targetCond(correlated) : undefined;
   if (direct) sub.andWhere(direct as never);
   const predicate = body(inner);
   // The string form keeps `?` placeholders and their values apart; an empty body only asks whether the row exists.
   if (predicate.sql !== '') sub.andWhere(predicate.sql, [...predicate.params]);
-  return { sql: `exists (${sub.getQuery()})`, params: sub.getParams() };
+  return { sql: sub.getQuery(), params: sub.getParams() };
 }
 
 /** Go through to-one hops from `alias`, one nested EXISTS per hop, and build `body` on the last table. */

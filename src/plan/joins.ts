@@ -29,6 +29,8 @@ export function joinSortPaths(
   const em = entityManagerOf(qb);
   const ctx = { em, platform: em.getPlatform(), nextAlias, filterOf };
   for (const term of terms) {
+    // An aggregate is a correlated sub-query in the order itself (aggregate.ts): nothing to join.
+    if (term.aggregate) continue;
     let parent = qb.alias;
     let key = '';
     for (const relation of term.target.relations) {

@@ -1,6 +1,6 @@
 import type { Platform } from '@mikro-orm/core';
 import { QueryOrder, raw } from '@mikro-orm/sql';
-import type { BoundSchema, ResolvedSortTerm } from '../bind/types.ts';
+import type { BoundSchema, ResolvedAggregate, ResolvedSortTerm } from '../bind/types.ts';
 import type { Dialect } from '../dialect/index.ts';
 import { errorAtPosition } from '../errors.ts';
 import { type JoinAliasOf, toManySort } from './joins.ts';
@@ -24,6 +24,19 @@ export interface SortKey {
   readonly caseInsensitive?: boolean;
   /** The requested term this key comes from; undefined for an appended primary-key tie-breaker. */
   readonly term?: ResolvedSortTerm;
+  /**
+   * An aggregate key: the SQL it orders and seeks by, in place of a quoted column (a marker standing for the
+   * correlated sub-query, see orm/deferred-sql.ts); `column` then names the aggregate, for identity only.
+   */
+  readonly expression?: string;
+}
+
+/** Build the SQL of an aggregate sort key (plan-query.ts: the sub-query behind a marker). */
+export type AggregateSql = (aggregate: ResolvedAggregate) => string;
+
+/** Quote a key's column on its table (`"b"."price"`), or give an aggregate key's expression. */
+export function keySql(platform: Platform, key: SortKey, rootAlias: string): string {
+  return key.expression ?? platform.quoteIdentifier(`${key.alias ?? rootAlias}.${key.column}`);
 }
 
 /**
@@ -35,11 +48,27 @@ export function effectiveSort(
   bound: BoundSchema,
   terms: readonly ResolvedSortTerm[],
   joinAliasOf?: JoinAliasOf,
+  aggregateSql?: AggregateSql,
 ): readonly SortKey[] {
   const keys: SortKey[] = [];
   const seen = new Set<string>();
   const primary = new Set(bound.primaryKey.map((k) => k.column));
   for (const term of terms) {
+    if (term.aggregate) {
+      // An aggregate key (`-reviews/count()`): its sub-query, or where only the key's shape matters, a stand-in.
+      const a = term.aggregate;
+      if (seen.has(`agg:${a.text}`)) continue;
+      seen.add(`agg:${a.text}`);
+      keys.push({
+        column: a.text,
+        direction: term.direction,
+        nullable: a.nullable,
+        ...(a.nullable && term.nullsFirst ? { nullsFirst: true } : {}),
+        term,
+        expression: aggregateSql ? aggregateSql(a) : `aggregate:${a.text}`,
+      });
+      continue;
+    }
     const { relations, field, span } = term.target;
     for (const relation of relations) if (relation.cardinality !== 'one') throw toManySort(relation, span);
     if (term.target.variable !== undefined || (relations.length > 0 && !joinAliasOf))
@@ -83,7 +112,7 @@ type OrderEntry = Record<string, QueryOrder>;
 export function orderByOf(platform: Platform, dialect: Dialect, alias: string, keys: readonly SortKey[]): OrderEntry[] {
   const nullsLowest = dialect.emulatesNullsOrder;
   return keys.map((key) => {
-    const column = raw(sortExpression(dialect, key, platform.quoteIdentifier(`${key.alias ?? alias}.${key.column}`)));
+    const column = raw(sortExpression(dialect, key, keySql(platform, key, alias)));
     return { [column]: direction(key, nullsLowest) } as OrderEntry;
   });
 }

@@ -1,11 +1,13 @@
 import type { FilterOptions } from '@mikro-orm/core';
 import type { QueryBuilder } from '@mikro-orm/sql';
-import type { BoundSchema, ResolvedFilter, ResolvedQuery } from '../bind/types.ts';
+import type { BoundSchema, ResolvedAggregate, ResolvedFilter, ResolvedQuery } from '../bind/types.ts';
 import { dialectFor } from '../dialect/index.ts';
 import { invalidParameter, invalidSchema } from '../errors.ts';
 import type { Limits } from '../limits.ts';
+import { deferSql } from '../orm/deferred-sql.ts';
 import { aliasesOf } from '../orm/qb-state.ts';
 import { type AnyQueryBuilder, entityManagerOf } from '../orm/query-builder.ts';
+import { aggregateExpression } from './aggregate.ts';
 import { type AliasGenerator, createAliasGenerator, tableNamesOf } from './alias.ts';
 import { type FilterConditions, filterLookup } from './entity-filters.ts';
 import { compileFilterCached } from './filter-cache.ts';
@@ -13,6 +15,7 @@ import type { SqlFragment } from './fragment.ts';
 import { joinSortPaths } from './joins.ts';
 import { effectiveSort, orderByOf, type SortKey } from './order.ts';
 import { type Paging, resolvePaging } from './paging.ts';
+import { compileFilter } from './predicate.ts';
 import type { SubQueryContext } from './sub-query-context.ts';
 
 export type { AnyQueryBuilder } from '../orm/query-builder.ts';
@@ -87,10 +90,10 @@ export function planInPlace<Q extends AnyQueryBuilder>(
   assertRoot(qb, bound);
   const sub = subQueryContext(qb, bound, options);
   if (resolved.filter) andWhereFilter(qb, bound, resolved.filter, sub, filterParams);
-  const joins = resolved.sort.some((t) => t.target.relations.length > 0)
+  const joins = resolved.sort.some((t) => t.target !== undefined && t.target.relations.length > 0)
     ? joinSortPaths(qb, resolved.sort, sub.nextAlias, sub.filterOf)
     : undefined;
-  const sort = effectiveSort(bound, resolved.sort, joins);
+  const sort = effectiveSort(bound, resolved.sort, joins, (a) => aggregateKeySql(a, qb, bound, sub));
   qb.orderBy(orderByOf(bound.platform, dialectFor(bound.platform), qb.alias, sort) as never);
   qb.limit(paging.limit);
   if (paging.offset !== undefined) qb.offset(paging.offset);
@@ -146,6 +149,15 @@ function fragmentIn(qb: AnyQueryBuilder, bound: BoundSchema, filter: ResolvedFil
   const ctx = { platform: bound.platform, dialect: dialectFor(bound.platform), alias: qb.alias, relations: sub };
   // Generated aliases skip the ones the base scope uses, so those are part of what the compiled SQL depends on.
   return compileFilterCached(bound, filter, ctx, aliasesOf(qb).join(','));
+}
+
+/**
+ * The SQL an aggregate sort key orders, selects and seeks by: its correlated sub-query behind a marker, so that the
+ * inner filter's values and the related rows' filter values stay bound in the select list and ORDER BY too.
+ */
+function aggregateKeySql(aggregate: ResolvedAggregate, qb: AnyQueryBuilder, bound: BoundSchema, sub: SubQueryContext) {
+  const ctx = { platform: bound.platform, dialect: dialectFor(bound.platform), alias: qb.alias, relations: sub };
+  return deferSql(aggregateExpression(aggregate, ctx, compileFilter));
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { Platform } from '@mikro-orm/core';
 import type {
   BoundRelation,
   FieldRef,
@@ -7,25 +6,16 @@ import type {
   ResolvedQuantifier,
   ResolvedRelationNull,
 } from '../bind/types.ts';
-import type { Dialect } from '../dialect/index.ts';
 import { errorAtPosition, type ListError } from '../errors.ts';
 import type { Span } from '../syntax/ast.ts';
+import { aggregateTest } from './aggregate.ts';
 import { existsThrough, throughHops } from './exists.ts';
 import { joinFragments, type SqlFragment } from './fragment.ts';
 import { likeFragment } from './like.ts';
+import type { PredicateContext } from './predicate-context.ts';
 import type { SubQueryContext } from './sub-query-context.ts';
 
-/** What compiling a filter needs to know about the query it goes into. */
-export interface PredicateContext {
-  readonly platform: Platform;
-  readonly dialect: Dialect;
-  /** The alias of the root entity in the query (`qb.alias`). */
-  readonly alias: string;
-  /** How to build correlated sub-queries; needed once a filter goes through a relationship. */
-  readonly relations?: SubQueryContext;
-  /** Active quantifier variables, each mapped to the alias of the sub-query it ranges over. */
-  readonly variables?: ReadonlyMap<string, string>;
-}
+export type { PredicateContext } from './predicate-context.ts';
 
 const COMPARISON_SQL: Readonly<Record<ResolvedCompare['operator'], string>> = {
   eq: '=',
@@ -81,6 +71,8 @@ export function compileFilter(filter: ResolvedFilter, ctx: PredicateContext): Sq
     }
     case 'quantifier':
       return quantifier(filter, ctx);
+    case 'aggregate':
+      return aggregateTest(filter, ctx, compileFilter);
     default: {
       const never: never = filter;
       throw new Error(`unknown filter node ${String((never as ResolvedFilter).kind)}`);

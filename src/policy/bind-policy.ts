@@ -2,6 +2,7 @@ import type { EntityManager, EntityMetadata, EntityName, MetadataStorage, MikroO
 import { EntitySchema } from '@mikro-orm/core';
 import { type Dialect, dialectFor } from '../dialect/index.ts';
 import { invalidSchema } from '../errors.ts';
+import { bindAggregates } from './bind-aggregates.ts';
 import { bindFacet } from './bind-facet.ts';
 import { bindField } from './bind-field.ts';
 import { bindRelationProperty } from './bind-relation.ts';
@@ -90,6 +91,7 @@ function bindRelation(
     );
   const selection = bindSelection(label, entry.select, many, target);
   const facet = bindFacet(label, entry.facet, prop, target);
+  const aggregates = bindAggregates(label, entry.aggregates, many, target);
   return Object.freeze({
     publicName: entry.publicName,
     property: prop.name,
@@ -99,6 +101,7 @@ function bindRelation(
     nullCheck: entry.nullCheck === true,
     ...(selection === undefined ? {} : { selection }),
     ...(facet === undefined ? {} : { facet }),
+    ...(aggregates === undefined ? {} : { aggregates }),
   });
 }
 

@@ -107,6 +107,8 @@ export function defaultSortOf(
 function sortTarget(label: string, text: string, term: SortTerm, target: BoundSchema): FieldRef {
   const refuse = (why: string) =>
     invalidSchema(`${label}: defaultSort '${text}' does not fit the nested policy: ${why}`);
+  // A nested list's order is a window over each parent's rows: an aggregate key is not planned there.
+  if (term.aggregate) throw refuse('an aggregate cannot order a nested list');
   const hops: BoundRelation[] = [];
   let schema = target;
   const segments = term.path.segments;

@@ -61,6 +61,8 @@ export interface BoundRelation {
   readonly selection?: BoundSelection;
   /** How clients may count the related rows by key (`facets=author`); undefined when they may not. */
   readonly facet?: BoundFacet;
+  /** To-many only: the aggregates clients may compute over it; undefined when the policy opts into none. */
+  readonly aggregates?: BoundAggregates;
 }
 
 /** A relation's facet, checked at bind: the target's key column, and the nested field returned beside each key. */
@@ -71,6 +73,13 @@ export interface BoundFacet {
   readonly keyProperty: string;
   /** `{ label: 'name' }`: a field of the nested policy returned beside each key. */
   readonly label?: BoundField;
+}
+
+/** A to-many relation's aggregates, checked at bind: whether `count()` is allowed, and the fields of each measure. */
+export interface BoundAggregates {
+  readonly count: boolean;
+  /** Public field names of the target, per function (`sum`, `avg`: numeric; `min`, `max`: not boolean). */
+  readonly fields: Readonly<Record<'sum' | 'avg' | 'min' | 'max', ReadonlySet<string>>>;
 }
 
 /**
@@ -101,9 +110,44 @@ export interface FieldRef {
   readonly span: Span;
 }
 
-/** One sort key, resolved: always from the root, through to-one relations only. */
-export interface ResolvedSortTerm {
+/**
+ * An aggregate over a to-many relation, resolved: from the root or a quantifier variable (`from`), through to-one
+ * hops to the to-many relation last in `relations`, of `field` of its target (absent for count), over the related
+ * rows the inner `predicate` (its refs use `variable`) keeps. `valueKind` and `nullable` describe its value: count is
+ * a never-NULL bigint; sum and avg of no rows are NULL.
+ */
+export interface ResolvedAggregate {
+  readonly function: 'count' | 'sum' | 'avg' | 'min' | 'max';
+  readonly from?: string;
+  readonly relations: readonly BoundRelation[];
+  readonly field?: BoundField;
+  readonly variable?: string;
+  /** The inner filter (the bind layer's ResolvedFilter; typed loosely here, where the filter tree is not declared). */
+  readonly predicate?: unknown;
+  readonly valueKind: FieldKind;
+  readonly nullable: boolean;
+  /** The call as written canonically (`reviews/avg(stars, r: r/stars gte 4)`): signed in cursors, keyed in caches. */
+  readonly text: string;
+  readonly span: Span;
+}
+
+/** One sort key, resolved: a field from the root through to-one relations only, or an aggregate (`aggregate`). */
+export type ResolvedSortTerm = FieldSortTerm | AggregateSortTerm;
+
+/** A sort key by a field. */
+export interface FieldSortTerm extends SortTermOrder {
   readonly target: FieldRef;
+  readonly aggregate?: undefined;
+}
+
+/** A sort key by an aggregate (`sort=-reviews/count()`). */
+export interface AggregateSortTerm extends SortTermOrder {
+  readonly target?: undefined;
+  readonly aggregate: ResolvedAggregate;
+}
+
+/** The order of one sort key. */
+export interface SortTermOrder {
   readonly direction: 'asc' | 'desc';
   /** NULLs first (`:nullsfirst`); absent: last, the default. */
   readonly nullsFirst?: true;

@@ -1,5 +1,5 @@
 import type { EntityName } from '@mikro-orm/core';
-import type { FieldOption, RelationFacetOptions, RelationSelectOptions } from './options.ts';
+import type { FieldOption, RelationAggregates, RelationFacetOptions, RelationSelectOptions } from './options.ts';
 
 /** `expose(publicName, ...options)`, as declared. */
 export interface ExposedField {
@@ -28,4 +28,6 @@ export interface DeclaredRelation {
   readonly select?: RelationSelectOptions;
   /** Clients may count the related rows' keys beside a page (`facets=author`); checked at bind (bind-facet.ts). */
   readonly facet?: RelationFacetOptions;
+  /** The aggregates clients may compute over a to-many relation (checked at bind: bind-aggregates.ts). */
+  readonly aggregates?: RelationAggregates;
 }

@@ -17,6 +17,7 @@ export {
   type FilterableOption,
   facetable,
   filterable,
+  type RelationAggregates,
   type RelationFacetOptions,
   type RelationSelectableOption,
   type RelationSelectOptions,

@@ -118,6 +118,19 @@ export interface RelationSelectOptions {
 }
 
 /**
+ * The aggregates clients may compute over a to-many relation, in `filter` and `sort` (`reviews/count() gt 5`,
+ * `sort=-reviews/avg(stars)`): `count` of the related rows, and `sum`, `avg`, `min`, `max` of the listed fields of
+ * the nested policy (public names; numeric fields for sum and avg, any sortable kind but boolean for min and max).
+ */
+export interface RelationAggregates<F extends string = string> {
+  readonly count?: boolean;
+  readonly sum?: readonly F[];
+  readonly avg?: readonly F[];
+  readonly min?: readonly F[];
+  readonly max?: readonly F[];
+}
+
+/**
  * `selectable({ … })` on a relation: the related objects may be selected (`fields=reviews(stars)`), with these list
  * options. A distinct kind from the field option, so `expose()` does not take it.
  */

@@ -7,6 +7,7 @@ import type { OnlyKeys, RelationEntry, RelationTypes } from './exposed-types.ts'
 import type {
   FieldOption,
   FilterableOption,
+  RelationAggregates,
   RelationFacetOptions,
   RelationSelectableOption,
   RelationSelectOptions,
@@ -57,6 +58,11 @@ export interface RelationOptions {
    * a field of the nested policy beside each key (docs/facets.md).
    */
   readonly facet?: boolean | RelationFacetOptions;
+  /**
+   * To-many relations: the aggregates clients may use in filter and sort (`reviews/count() gt 5`,
+   * `sort=-reviews/avg(stars)`), by the nested policy's public field names; see docs/policy.md, Aggregates.
+   */
+  readonly aggregates?: RelationAggregates;
 }
 
 /** What `relation()` takes as its third argument: the options object, or `selectable(…)` for `{ select: … }`. */
@@ -75,6 +81,8 @@ export interface ExposedRelation {
   readonly select?: RelationSelectOptions;
   /** Present when clients may count the related rows by key (`facets=author`): the facet options as written. */
   readonly facet?: RelationFacetOptions;
+  /** To-many relations: the aggregates clients may use in filter and sort, as declared. */
+  readonly aggregates?: RelationAggregates;
 }
 
 /** One declaration of a policy, in the order written. */
@@ -140,7 +148,9 @@ export class Policy<in out T = any, F extends string = string, R extends Relatio
   >(
     publicName: N,
     nested: NestedPolicy<E, NF, NR> & SameEntity<E, RelationTargets<T>[N]>,
-    options?: O & NoInfer<OnlyKeys<O, 'nullCheck' | 'select' | 'facet' | 'kind' | 'enabled'>>,
+    options?: O &
+      NoInfer<OnlyKeys<O, 'nullCheck' | 'select' | 'facet' | 'aggregates' | 'kind' | 'enabled'>> &
+      NoInfer<AggregatesOf<O, NF>>,
   ): Policy<T, ExposedFields<this>, ExposedRelations<this> & RelationEntry<T, N, Policy<E, NF, NR>, O>>;
   relation<
     const N extends string,
@@ -152,14 +162,17 @@ export class Policy<in out T = any, F extends string = string, R extends Relatio
   >(
     publicName: N,
     nested: NestedPolicy<E, NF, NR> & SameEntity<E, TargetOf<T, P>>,
-    options: O & { readonly property: P } & NoInfer<OnlyKeys<O, 'nullCheck' | 'select' | 'facet' | 'property'>>,
+    options: O & { readonly property: P } & NoInfer<
+        OnlyKeys<O, 'nullCheck' | 'select' | 'facet' | 'aggregates' | 'property'>
+      > &
+      NoInfer<AggregatesOf<O, NF>>,
   ): Policy<T, ExposedFields<this>, ExposedRelations<this> & RelationEntry<T, N, Policy<E, NF, NR>, O, P>>;
   relation(
     publicName: string,
     nested: NestedPolicy,
     options: RelationArgument & { readonly property?: string } = {},
   ): Policy<T> {
-    const { property, nullCheck, select, facet } = relationOptions(options);
+    const { property, nullCheck, select, facet, aggregates } = relationOptions(options);
     const entry: ExposedRelation = Object.freeze({
       kind: 'relation',
       publicName,
@@ -168,6 +181,7 @@ export class Policy<in out T = any, F extends string = string, R extends Relatio
       ...(nullCheck ? { nullCheck: true } : {}),
       ...(select === undefined ? {} : { select }),
       ...(facet === undefined ? {} : { facet }),
+      ...(aggregates === undefined ? {} : { aggregates: freezeAggregates(aggregates) }),
     });
     return new Policy<T>(this.entity, [...this.entries, entry]);
   }
@@ -196,6 +210,7 @@ function relationOptions(options: RelationArgument & { readonly property?: strin
   readonly nullCheck?: boolean | undefined;
   readonly select?: RelationSelectOptions | undefined;
   readonly facet?: RelationFacetOptions | undefined;
+  readonly aggregates?: RelationAggregates | undefined;
 } {
   if ('kind' in options) {
     if (options.kind === 'selectableRelation') return { select: options.select };
@@ -216,3 +231,20 @@ function facetOf(facet: RelationFacetOptions): RelationFacetOptions {
 const EMPTY_FACET: RelationFacetOptions = Object.freeze({});
 
 const EMPTY_SELECT: RelationSelectOptions = Object.freeze({});
+
+/**
+ * Types only: the field lists of `aggregates` name fields the nested policy exposes (its recorded names `NF`); a
+ * nested policy that records none (`Policy<Review>`) allows any string, and bind checks the names.
+ */
+export type AggregatesOf<O, NF extends string> = O extends { readonly aggregates: object }
+  ? { readonly aggregates?: RelationAggregates<NF> }
+  : unknown;
+
+function freezeAggregates(aggregates: RelationAggregates): RelationAggregates {
+  const copy: Record<string, unknown> = aggregates.count === undefined ? {} : { count: aggregates.count };
+  for (const fn of ['sum', 'avg', 'min', 'max'] as const) {
+    const list = aggregates[fn];
+    if (list !== undefined) copy[fn] = Object.freeze([...list]);
+  }
+  return Object.freeze(copy) as RelationAggregates;
+}

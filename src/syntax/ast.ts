@@ -125,14 +125,58 @@ export interface QuantifierNode {
   readonly span: Span;
 }
 
-export type FilterNode = ComparisonNode | MembershipNode | NullCheckNode | NotNode | AndNode | OrNode | QuantifierNode;
+/** The aggregate functions over a to-many relation: `count()`, and `sum`, `avg`, `min`, `max` of a related field. */
+export type AggregateFunction = 'count' | 'sum' | 'avg' | 'min' | 'max';
+
+/**
+ * `<path>/count()`, `<path>/avg(stars)`, `<path>/count(r: <predicate>)`: one value per row, computed over the related
+ * rows of `path` (to-one hops, then one to-many relation). `field` names a field of the related policy (absent for
+ * count); `variable` and `predicate` are the optional inner filter, in quantifier form, over the related rows.
+ */
+export interface AggregateCall {
+  readonly function: AggregateFunction;
+  readonly path: Path;
+  readonly field?: Ident;
+  readonly variable?: Ident;
+  readonly predicate?: FilterNode;
+  /** From the path's first byte to the closing parenthesis. */
+  readonly span: Span;
+}
+
+/** What an aggregate is tested with: one operator and literal, an `in` list, or `is null` (each as in comparisons). */
+export type AggregateTest =
+  | { readonly kind: 'value'; readonly operator: ValueOperator; readonly value: Literal }
+  | { readonly kind: 'membership'; readonly negated: boolean; readonly values: readonly Literal[] }
+  | { readonly kind: 'nullCheck'; readonly negated: boolean };
+
+/** `<aggregate> <op> <literal>`, `<aggregate> in (…)`, `<aggregate> is null` (docs/language.md, Aggregates). */
+export interface AggregateNode {
+  readonly kind: 'aggregate';
+  readonly call: AggregateCall;
+  readonly test: AggregateTest;
+  readonly operatorSpan: Span;
+  readonly span: Span;
+}
+
+export type FilterNode =
+  | ComparisonNode
+  | MembershipNode
+  | NullCheckNode
+  | NotNode
+  | AndNode
+  | OrNode
+  | QuantifierNode
+  | AggregateNode;
 
 /**
  * One term of `sort`: a path and its direction (`-` prefix means descending), and its `:` modifiers: `:ci` (compare
  * case-insensitively) and `:nullsfirst` / `:nullslast` (where NULLs go; last when not said).
  */
 export interface SortTerm {
+  /** The field's path; for an aggregate term, the relation path of `aggregate` (the same object). */
   readonly path: Path;
+  /** Set when the term sorts by an aggregate (`-reviews/count()`, `reviews/avg(stars)`). */
+  readonly aggregate?: AggregateCall;
   readonly direction: 'asc' | 'desc';
   /** Where NULLs sort, when the term says (`:nullsfirst`, `:nullslast`). */
   readonly nulls?: 'first' | 'last';

@@ -1,7 +1,18 @@
 import type * as ohm from 'ohm-js';
 import { type ErrorCode, errorAtPosition } from '../errors.ts';
 import type { Limits } from '../limits.ts';
-import type { FilterNode, Ident, Literal, MembershipNode, Path, Span, ValueOperator } from './ast.ts';
+import type {
+  AggregateCall,
+  AggregateFunction,
+  AggregateTest,
+  FilterNode,
+  Ident,
+  Literal,
+  MembershipNode,
+  Path,
+  Span,
+  ValueOperator,
+} from './ast.ts';
 import { exceedsBytes } from './bytes.ts';
 import { filterGrammar } from './grammar.ts';
 import { showToken } from './keywords.ts';
@@ -20,6 +31,8 @@ interface BuildState {
   readonly text: string;
   readonly loc: Locator;
   readonly limits: Limits;
+  /** The parameter errors name: `filter`, or `sort` for the call of an aggregate sort term. */
+  readonly parameter: 'filter' | 'sort';
   nodes: number;
   /** Expression depth of the node whose children are being built (0 at the top). */
   depth: number;
@@ -33,9 +46,19 @@ let state: BuildState | undefined;
 
 /** Build the AST of a successful match of the `filter` rule, enforcing node, depth, path, list and literal limits. */
 export function buildFilter(match: ohm.MatchResult, text: string, loc: Locator, limits: Limits): FilterNode {
-  state = { text, loc, limits, nodes: 0, depth: 0, parent: undefined, scopes: [] };
+  state = { text, loc, limits, parameter: 'filter', nodes: 0, depth: 0, parent: undefined, scopes: [] };
   try {
     return filterSemantics()(match)['node']() as FilterNode;
+  } finally {
+    state = undefined;
+  }
+}
+
+/** Build the call of an aggregate sort term from a match of the `sortAggregate` rule, its errors naming `sort`. */
+export function buildSortAggregate(match: ohm.MatchResult, text: string, loc: Locator, limits: Limits): AggregateCall {
+  state = { text, loc, limits, parameter: 'sort', nodes: 0, depth: 0, parent: undefined, scopes: [] };
+  try {
+    return filterSemantics()(match)['node']() as unknown as AggregateCall;
   } finally {
     state = undefined;
   }
@@ -115,6 +138,46 @@ const actions: ohm.ActionDict<FilterNode> = {
       span: s.loc.span(start, this.source.endIdx),
     };
   },
+  sortAggregate(_sp, call, _end) {
+    return aggregateCall(state!, call, 0) as unknown as FilterNode;
+  },
+  aggregate(callNode, _sp, predicate) {
+    const s = state!;
+    const start = this.source.startIdx;
+    countNode(s, start);
+    const depth = enter(s, 'aggregate', start);
+    const call = aggregateCall(s, callNode, depth);
+    const span = s.loc.span(start, this.source.endIdx);
+    const c = predicate.child(0);
+    let test: AggregateTest;
+    let operatorSpan: Span;
+    switch (c.ctorName) {
+      case 'predicate_value':
+        operatorSpan = spanOf(s, c.child(0));
+        test = { kind: 'value', operator: c.child(0).sourceString as ValueOperator, value: literal(s, c.child(2)) };
+        break;
+      case 'predicate_in':
+      case 'predicate_notIn': {
+        const negated = c.ctorName === 'predicate_notIn';
+        const m = membership(
+          s,
+          call.path,
+          negated,
+          c.child(0),
+          c.child(negated ? 2 : 0),
+          c.child(negated ? 4 : 2),
+          span,
+        );
+        operatorSpan = m.operatorSpan;
+        test = { kind: 'membership', negated, values: m.values };
+        break;
+      }
+      default:
+        operatorSpan = s.loc.span(c.child(0).source.startIdx, c.child(4).source.endIdx);
+        test = { kind: 'nullCheck', negated: c.child(2).numChildren > 0 };
+    }
+    return { kind: 'aggregate', call, test, operatorSpan, span };
+  },
   comparison(pathNode, _sp, predicate) {
     const s = state!;
     const start = this.source.startIdx;
@@ -141,6 +204,47 @@ const actions: ohm.ActionDict<FilterNode> = {
     }
   },
 };
+
+/**
+ * Build `<path>/<function>(<field>?, <variable>: <predicate>?)` (an `aggregateCall` node). The inner filter opens a
+ * variable scope as any/all do, counted against maxQuantifierDepth; its predicate nests one level below `depth`.
+ */
+function aggregateCall(s: BuildState, node: ohm.Node, depth: number): AggregateCall {
+  const path = buildPath(s, node.child(0));
+  const fn = node.child(2).child(0);
+  const measure = fn.ctorName === 'aggregateFunction_measure';
+  const name = fn.child(0).sourceString as AggregateFunction;
+  const field = measure ? ident(s, fn.child(2)) : undefined;
+  const filterIter = fn.child(measure ? 6 : 2);
+  const span = s.loc.span(node.source.startIdx, node.source.endIdx);
+  const call: AggregateCall = { function: name, path, ...(field ? { field } : {}), span };
+  if (filterIter.numChildren === 0) return call;
+  // aggregateFilter = ident ":" rsp disjunction sp
+  const inner = filterIter.child(0);
+  const variable = inner.child(0);
+  if (s.scopes.length >= s.limits.maxQuantifierDepth) {
+    const message = `filter nests more than ${s.limits.maxQuantifierDepth} any/all`;
+    fail(s, 'limit_exceeded', message, variable.source.startIdx);
+  }
+  const varName: string = variable.sourceString;
+  if (s.scopes.includes(varName))
+    fail(
+      s,
+      'invalid_relationship',
+      `variable ${showToken(varName)} shadows an active variable`,
+      variable.source.startIdx,
+    );
+  const v = ident(s, variable);
+  const { depth: savedDepth, parent: savedParent } = s;
+  s.scopes.push(varName);
+  s.depth = depth;
+  s.parent = 'aggregate';
+  const predicate: FilterNode = inner.child(3)['node']();
+  s.scopes.pop();
+  s.depth = savedDepth;
+  s.parent = savedParent;
+  return { ...call, variable: v, predicate };
+}
 
 /** Build a left-associative chain `t1 op t2 op t3` as op(op(t1, t2), t3); the chain is one level deep. */
 function chain(kind: 'and' | 'or', first: ohm.Node, words: ohm.Node, rest: ohm.Node): FilterNode {
@@ -258,5 +362,5 @@ function enter(s: BuildState, kind: FilterNode['kind'], index: number): number {
 }
 
 function fail(s: BuildState, code: ErrorCode, message: string, index: number): never {
-  throw errorAtPosition(code, message, 'filter', s.loc.position(index));
+  throw errorAtPosition(code, message, s.parameter, s.loc.position(index));
 }

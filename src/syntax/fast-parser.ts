@@ -1,7 +1,26 @@
 import { type Limits, MAX_OPEN_PARENTHESES } from '../limits.ts';
-import type { FilterNode, Ident, Literal, MembershipNode, NullCheckNode, Path, ValueOperator } from './ast.ts';
+import type {
+  AggregateCall,
+  AggregateFunction,
+  AggregateTest,
+  FilterNode,
+  Ident,
+  Literal,
+  MembershipNode,
+  NullCheckNode,
+  Path,
+  ValueOperator,
+} from './ast.ts';
 import { exceedsBytes } from './bytes.ts';
-import { isDigit, isIdentPart, isIdentStart, isSpace, KEYWORDS, VALUE_OPERATORS } from './keywords.ts';
+import {
+  AGGREGATE_FUNCTIONS,
+  isDigit,
+  isIdentPart,
+  isIdentStart,
+  isSpace,
+  KEYWORDS,
+  VALUE_OPERATORS,
+} from './keywords.ts';
 import { type Locator, locatorFor } from './locator.ts';
 
 /**
@@ -123,7 +142,90 @@ function primary(): FilterNode {
     return { kind: 'not', operand, span: loc.span(start, pos) };
   }
   const path = readPath();
-  return text.charCodeAt(pos) === 0x2f ? quantifier(start, path) : comparison(start, path);
+  if (text.charCodeAt(pos) !== 0x2f) return comparison(start, path);
+  return AGGREGATE_FUNCTIONS.has(text.slice(pos + 1, wordEnd(pos + 1)))
+    ? aggregate(start, path)
+    : quantifier(start, path);
+}
+
+// aggregate = aggregateCall rsp predicate; aggregateCall = path "/" aggregateFunction
+function aggregate(start: number, path: Path): FilterNode {
+  countNode();
+  enterLevel();
+  const call = aggregateCall(start, path);
+  nesting--;
+  requireSpace();
+  const opStart = pos;
+  const end = wordEnd(pos);
+  const word = text.slice(pos, end);
+  token(end);
+  let test: AggregateTest;
+  if (VALUE_OPERATOR_SET.has(word)) {
+    const operatorSpan = loc.span(opStart, end);
+    requireSpace();
+    test = { kind: 'value', operator: word as ValueOperator, value: literal() };
+    return { kind: 'aggregate', call, test, operatorSpan, span: loc.span(start, pos) };
+  }
+  if (word === 'in' || word === 'not') {
+    const negated = word === 'not';
+    if (negated) {
+      requireSpace();
+      expectKeyword('in');
+    }
+    const m = membership(start, path, negated, opStart);
+    test = { kind: 'membership', negated, values: m.values };
+    return { kind: 'aggregate', call, test, operatorSpan: m.operatorSpan, span: loc.span(start, pos) };
+  }
+  if (word !== 'is') throw GIVE_UP;
+  requireSpace();
+  const negated = text.startsWith('not', pos) && wordEnd(pos) === pos + 3;
+  if (negated) {
+    token(pos + 3);
+    requireSpace();
+  }
+  expectKeyword('null');
+  test = { kind: 'nullCheck', negated };
+  return { kind: 'aggregate', call, test, operatorSpan: loc.span(opStart, pos), span: loc.span(start, pos) };
+}
+
+// aggregateFunction = kwCount "(" aggregateFilter? ")" | kwMeasure "(" ident (sp "," sp aggregateFilter)? ")"
+function aggregateCall(start: number, path: Path): AggregateCall {
+  const wordStart = pos + 1;
+  const end = wordEnd(wordStart);
+  const fn = text.slice(wordStart, end) as AggregateFunction;
+  if (text.charCodeAt(end) !== 0x28) throw GIVE_UP;
+  tokens++; // "/"
+  token(end);
+  openParen();
+  let field: Ident | undefined;
+  let filter: { variable: Ident; predicate: FilterNode } | undefined;
+  if (fn !== 'count') {
+    field = ident();
+    if (text.charCodeAt(pos) !== 0x29) {
+      skipSpace();
+      if (text.charCodeAt(pos) !== 0x2c) throw GIVE_UP;
+      token(pos + 1);
+      skipSpace();
+      filter = aggregateFilter();
+    }
+  } else if (text.charCodeAt(pos) !== 0x29) filter = aggregateFilter();
+  closeParen();
+  const call: AggregateCall = { function: fn, path, ...(field ? { field } : {}), span: loc.span(start, pos) };
+  return filter ? { ...call, ...filter } : call;
+}
+
+// aggregateFilter = ident ":" rsp disjunction sp
+function aggregateFilter(): { variable: Ident; predicate: FilterNode } {
+  if (scopes.length >= limits.maxQuantifierDepth) throw GIVE_UP;
+  const variable = ident();
+  if (scopes.includes(variable.name) || text.charCodeAt(pos) !== 0x3a) throw GIVE_UP;
+  token(pos + 1);
+  requireSpace();
+  scopes.push(variable.name);
+  const predicate = disjunction();
+  scopes.pop();
+  skipSpace();
+  return { variable, predicate };
 }
 
 // quantifier = path "/" kwQuantifier "(" ident ":" rsp disjunction sp ")"
@@ -281,7 +383,10 @@ function readPath(): Path {
   const segments: Ident[] = [ident()];
   while (text.charCodeAt(pos) === 0x2f) {
     const end = wordEnd(pos + 1);
-    if (end === pos + 1 || KEYWORDS.has(text.slice(pos + 1, end))) break;
+    const word = text.slice(pos + 1, end);
+    if (end === pos + 1 || KEYWORDS.has(word)) break;
+    // aggregateStart: `count(` (…) after a "/" ends the path, so a field may still be named `count`.
+    if (AGGREGATE_FUNCTIONS.has(word) && text.charCodeAt(end) === 0x28) break;
     if (segments.length >= limits.maxPathDepth) throw GIVE_UP;
     tokens++; // "/"
     pos++;
@@ -373,6 +478,8 @@ function depthOf(node: FilterNode, parentDepth: number, parent: FilterNode['kind
       return depthOf(node.operand, depth, 'not');
     case 'quantifier':
       return depthOf(node.predicate, depth, 'quantifier');
+    case 'aggregate':
+      return node.call.predicate ? depthOf(node.call.predicate, depth, 'aggregate') : depth;
     default:
       return depth;
   }

@@ -58,18 +58,27 @@ export function parseWithOhm(text: string, limits: Limits): FilterNode {
 }
 
 /**
- * Locate a failed match at Ohm's rightmost failure: the end of the longest prefix that still fits the grammar.
+ * Locate a failed match at Ohm's rightmost failure (positions from `source`, the parameter's whole value, when `text`
+ * is a part of it with the rest blanked out): the end of the longest prefix that still fits the grammar.
  * It is `invalid_token` when a malformed token sits exactly there, else `invalid_syntax`.
  */
-function syntaxError(text: string, match: ohm.FailedMatchResult, lexError: LexError | undefined): ListError {
+export function syntaxError(
+  text: string,
+  match: ohm.FailedMatchResult,
+  lexError: LexError | undefined,
+  parameter: 'filter' | 'sort' = 'filter',
+  source: string = text,
+): ListError {
   const index = match.getRightmostFailurePosition();
   if (lexError !== undefined && lexError.index === index) {
-    return errorAt('invalid_token', lexError.message, 'filter', text, index);
+    return errorAt('invalid_token', lexError.message, parameter, source, index);
   }
   // Whitespace next to `/` is reported at the `/` from either side (`a /b` at 2, `a/ b` at 1): the slash is the
   // token that cannot touch whitespace; the space after it is only where the match happened to stop.
   const at = isSpace(text.charCodeAt(index)) && text.charCodeAt(index - 1) === 0x2f ? index - 1 : index;
-  return errorAt('invalid_syntax', describe(text, index, match), 'filter', text, at);
+  // In a sort term the error is `invalid_parameter`, as every sort error is; located in the whole sort value.
+  const code = parameter === 'sort' ? 'invalid_parameter' : 'invalid_syntax';
+  return errorAt(code, describe(text, index, match), parameter, source, at);
 }
 
 interface FailureInfo {

@@ -35,6 +35,12 @@ export const KEYWORDS: ReadonlySet<string> = new Set([
   'desc',
 ]);
 
+/**
+ * The aggregate functions. Not reserved: each is a function only after a `/` and before `(` (`reviews/count()`), so a
+ * field may be named `count` (grammar.ohm, aggregateStart).
+ */
+export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set(['count', 'sum', 'avg', 'min', 'max']);
+
 /** Tell whether a UTF-16 code unit can start a name: `[A-Za-z_]`. */
 export function isIdentStart(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;

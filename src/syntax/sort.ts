@@ -1,18 +1,22 @@
 import { errorAtPosition, type ListError } from '../errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
-import type { Ident, SortTerm } from './ast.ts';
+import type { AggregateCall, Ident, Path, SortTerm } from './ast.ts';
+import { aggregateText } from './filter-text.ts';
 import { sortDirectionHint, withHint } from './habits.ts';
-import { isIdentPart, isIdentStart, isSpace, KEYWORDS, showChar, showToken } from './keywords.ts';
+import { AGGREGATE_FUNCTIONS, isIdentPart, isIdentStart, isSpace, KEYWORDS, showChar, showToken } from './keywords.ts';
 import { type Locator, locatorFor } from './locator.ts';
+import { parseSortAggregate } from './sort-aggregate.ts';
 
 /**
- * Parse a `sort` value: `sp term (sp "," sp term)* sp`, where term is `-`? followed by a path and any of the
+ * Parse a `sort` value: `sp term (sp "," sp term)* sp`, where term is `-`? followed by a path (or an aggregate call,
+ * `reviews/count(r: r/stars gte 4)`, matched by the filter grammar: see sort-aggregate.ts) and any of the
  * modifiers `:ci`, `:nullsfirst`, `:nullslast` (no whitespace around the colon, each at most once, one NULL
  * placement). Errors point, like filter errors, at the end of the longest prefix that still fits (a reserved word
  * at its first byte).
  *
  * @example parseSort('-price, author/name') // [price desc, author/name asc]
  * @example parseSort('-score:nullsfirst,title:ci') // [score desc nulls first, title asc case-insensitive]
+ * @example parseSort('-reviews/count(),reviews/avg(stars):nullsfirst') // two aggregate terms
  */
 export function parseSort(text: string, limits: Limits = DEFAULT_LIMITS): readonly SortTerm[] {
   const loc = locatorFor(text);
@@ -31,32 +35,17 @@ export function parseSort(text: string, limits: Limits = DEFAULT_LIMITS): readon
     }
     const descending = text.charCodeAt(i) === 0x2d;
     if (descending) i++;
-    const segments: Ident[] = [];
-    for (;;) {
-      const end = identEnd(text, i);
-      if (end === i) throw invalid(text, loc, i, 'expected a field name', startHint(text, i, segments.length));
-      const name = text.slice(i, end);
-      if (KEYWORDS.has(name)) throw invalid(text, loc, i, `${showToken(name)} is a reserved word`);
-      if (segments.length >= limits.maxPathDepth) {
-        const message = `a path has more than ${limits.maxPathDepth} segments`;
-        throw errorAtPosition('limit_exceeded', message, 'sort', loc.position(i));
-      }
-      segments.push({ name, span: loc.span(i, end) });
-      i = end;
-      if (text.charCodeAt(i) !== 0x2f) break;
-      i++;
-      // Located at the slash, as in a filter path: the slash is what cannot touch whitespace.
-      if (isSpace(text.charCodeAt(i))) throw invalid(text, loc, i - 1, "whitespace is not allowed after '/'");
-    }
-    const key = segments.map((s) => s.name).join('/');
+    const term = readTermPath(text, loc, i, limits);
+    const { aggregate, path } = term;
+    i = term.end;
+    const key = aggregate ? aggregateText(aggregate) : path.segments.map((s) => s.name).join('/');
     if (seen.has(key)) throw invalid(text, loc, start, `${showToken(key)} appears twice in sort`);
     seen.add(key);
-    const pathStart = descending ? start + 1 : start;
-    const path = { segments, span: loc.span(pathStart, i) };
     const modifiers = readModifiers(text, loc, i, key);
     i = modifiers.end;
     terms.push({
       path,
+      ...(aggregate ? { aggregate } : {}),
       direction: descending ? 'desc' : 'asc',
       ...(modifiers.nulls ? { nulls: modifiers.nulls } : {}),
       ...(modifiers.caseInsensitive ? { caseInsensitive: true as const } : {}),
@@ -72,6 +61,40 @@ export function parseSort(text: string, limits: Limits = DEFAULT_LIMITS): readon
       throw invalid(text, loc, i, "expected ',' or the end of sort", hint);
     }
     i = skipSpace(text, i + 1);
+  }
+}
+
+/**
+ * Read a term's path from `start` (after any `-`): names joined by `/`, or a path ending in an aggregate call
+ * (`reviews/count(…)`: a function name after a `/` and before `(`, so a field may still be named `count`).
+ */
+function readTermPath(
+  text: string,
+  loc: Locator,
+  start: number,
+  limits: Limits,
+): { readonly path: Path; readonly aggregate?: AggregateCall; readonly end: number } {
+  const segments: Ident[] = [];
+  let i = start;
+  for (;;) {
+    const end = identEnd(text, i);
+    if (end === i) throw invalid(text, loc, i, 'expected a field name', startHint(text, i, segments.length));
+    const name = text.slice(i, end);
+    if (segments.length > 0 && AGGREGATE_FUNCTIONS.has(name) && text.charCodeAt(end) === 0x28) {
+      const parsed = parseSortAggregate(text, loc, start, end, limits);
+      return { path: parsed.call.path, aggregate: parsed.call, end: parsed.end };
+    }
+    if (KEYWORDS.has(name)) throw invalid(text, loc, i, `${showToken(name)} is a reserved word`);
+    if (segments.length >= limits.maxPathDepth) {
+      const message = `a path has more than ${limits.maxPathDepth} segments`;
+      throw errorAtPosition('limit_exceeded', message, 'sort', loc.position(i));
+    }
+    segments.push({ name, span: loc.span(i, end) });
+    i = end;
+    if (text.charCodeAt(i) !== 0x2f) return { path: { segments, span: loc.span(start, i) }, end: i };
+    i++;
+    // Located at the slash, as in a filter path: the slash is what cannot touch whitespace.
+    if (isSpace(text.charCodeAt(i))) throw invalid(text, loc, i - 1, "whitespace is not allowed after '/'");
   }
 }
 
@@ -126,7 +149,7 @@ export function sortModifiers(term: SortTerm): { readonly nullsFirst?: true; rea
 
 /** Write a parsed term back in canonical form: `-` for descending, the path, then `:ci` and the NULL placement. */
 export function sortTermText(term: SortTerm): string {
-  const path = term.path.segments.map((s) => s.name).join('/');
+  const path = term.aggregate ? aggregateText(term.aggregate) : term.path.segments.map((s) => s.name).join('/');
   const nulls = term.nulls ? `:nulls${term.nulls}` : '';
   return `${term.direction === 'desc' ? '-' : ''}${path}${term.caseInsensitive ? ':ci' : ''}${nulls}`;
 }

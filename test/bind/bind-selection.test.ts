@@ -39,7 +39,7 @@ function plain(selection: BoundSelection | undefined) {
       ? {
           defaultSort: defaultSort.map(
             (t) =>
-              `${t.direction === 'desc' ? '-' : ''}${[...t.target.relations.map((r) => r.publicName), t.target.field.publicName].join('/')}`,
+              `${t.direction === 'desc' ? '-' : ''}${[...t.target!.relations.map((r) => r.publicName), t.target!.field.publicName].join('/')}`,
           ),
         }
       : {}),
@@ -193,7 +193,7 @@ eachDialect('policy.bind: selectable relations', { entities: relationEntities },
     const bound = withReviews({ defaultSort: 'book/title' }).bind(db.orm);
     const reviews = bound.relations.get('reviews')!;
     const [term] = reviews.selection!.defaultSort!;
-    assert.is(term!.target.relations[0], reviews.target.relations.get('book'));
-    assert.is(term!.target.field, reviews.target.relations.get('book')!.target.fields.get('title'));
+    assert.is(term!.target!.relations[0], reviews.target.relations.get('book'));
+    assert.is(term!.target!.field, reviews.target.relations.get('book')!.target.fields.get('title'));
   });
 });

@@ -34,7 +34,7 @@ const field = (f: SelectedField) =>
   `${f.publicName}${f.property === f.publicName ? '' : `=${f.property}`}${f.implied ? '*' : ''}`;
 
 const sortText = (s: ResolvedSelection) =>
-  s.list?.sort.map((t) => `${t.direction === 'desc' ? '-' : ''}${t.target.field.publicName}`);
+  s.list?.sort.map((t) => `${t.direction === 'desc' ? '-' : ''}${t.target!.field.publicName}`);
 
 function shape(s: ResolvedSelection): unknown {
   const list = s.list && {

@@ -888,14 +888,14 @@ eachDialect('resolveQuery', { entities: [...catalogEntities, ...relationEntities
   test('sort resolves to root field refs through to-one hops, in order', (ctx) => {
     const q = run('book', ctx, { sort: sortTerms('-price,author/publisher/name,title') });
     assert.equal(
-      q.sort.map((t) => [names(t.target.relations), t.target.field.publicName, t.direction]),
+      q.sort.map((t) => [names(t.target!.relations), t.target!.field.publicName, t.direction]),
       [
         [[], 'price', 'desc'],
         [['author', 'publisher'], 'name', 'asc'],
         [[], 'title', 'asc'],
       ],
     );
-    assert.is(q.sort[0]?.target.span.offset, 1);
+    assert.is(q.sort[0]!.target!.span.offset, 1);
   });
 
   for (const row of PARSED_ROWS) {

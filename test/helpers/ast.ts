@@ -17,6 +17,21 @@ export function show(node: FilterNode): string {
       return `${node.kind}(${show(node.left)}, ${show(node.right)})`;
     case 'quantifier':
       return `${node.quantifier}(${path(node.path)} ${node.variable.name}: ${show(node.predicate)})`;
+    case 'aggregate': {
+      const c = node.call;
+      const inner = c.predicate ? `${c.variable?.name}: ${show(c.predicate)}` : '';
+      const args = [c.field?.name, inner].filter(Boolean).join(', ');
+      const t = node.test;
+      const test =
+        t.kind === 'value'
+          ? `${t.operator} ${lit(t.value)}`
+          : t.kind === 'membership'
+            ? `${t.negated ? 'nin' : 'in'} [${t.values.map(lit).join(',')}]`
+            : t.negated
+              ? 'notnull'
+              : 'null';
+      return `agg(${path(c.path)}/${c.function}(${args}) ${test})`;
+    }
     default: {
       const never: never = node;
       return never;

@@ -272,10 +272,37 @@ function nodeArb(scope: Scope, shape: ShapeOptions, depth: number, quantifiers: 
   if (quantifiers > 0) {
     const q = quantifierArb(scope, shape, depth, quantifiers);
     if (q) options.push({ weight: 2, arbitrary: q });
+    const c = countArb(scope, shape, depth, quantifiers);
+    if (c) options.push({ weight: 1, arbitrary: c });
   }
   const out = fc.oneof(...options);
   memo.set(key, out);
   return out;
+}
+
+/** `<to-many>/count() <op> n`, or with an inner filter `(v: …)` over the related rows (counted as a quantifier). */
+function countArb(
+  scope: Scope,
+  shape: ShapeOptions,
+  depth: number,
+  quantifiers: number,
+): fc.Arbitrary<GenFilter> | undefined {
+  const quantified = quantifierArb(scope, shape, depth, quantifiers);
+  if (!quantified) return undefined;
+  const ops = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'] as const;
+  return fc
+    .tuple(quantified, fc.boolean(), fc.constantFrom(...ops), fc.integer({ min: 0, max: 3 }))
+    .map(([q, filtered, op, value]) => {
+      if (q.kind !== 'quant') throw new Error('oracle: a quantifier was expected');
+      return {
+        kind: 'count' as const,
+        ...(q.from ? { from: q.from } : {}),
+        hops: q.hops,
+        ...(filtered ? { inner: { variable: q.variable, predicate: q.predicate } } : {}),
+        op,
+        value,
+      };
+    });
 }
 
 function quantifierArb(

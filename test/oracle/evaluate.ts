@@ -55,6 +55,8 @@ export function evaluate(filter: GenFilter, row: Row, ctx: EvalContext): Truth {
       return or3(evaluate(filter.left, row, ctx), evaluate(filter.right, row, ctx));
     case 'quant':
       return quantify(filter, row, ctx);
+    case 'count':
+      return countOf(filter, row, ctx);
     default: {
       const never: never = filter;
       throw new Error(`oracle: unknown node ${String(never)}`);
@@ -132,6 +134,36 @@ function fold(text: string): string {
   let out = '';
   for (const ch of text) out += ch >= 'A' && ch <= 'Z' ? String.fromCharCode(ch.charCodeAt(0) | 0x20) : ch;
   return out;
+}
+
+/**
+ * `count()`: the existing related rows (none when a to-one hop before them has no existing row), those that make the
+ * inner predicate TRUE when there is one, counted and compared; never UNKNOWN (a count is never NULL).
+ */
+function countOf(filter: Extract<GenFilter, { kind: 'count' }>, row: Row, ctx: EvalContext): Truth {
+  const toOne = filter.hops.slice(0, -1);
+  const many = filter.hops[filter.hops.length - 1]!;
+  const owner = follow(startOf(filter.from, row, ctx), toOne, ctx.visibility);
+  const target = many.target();
+  const children = owner
+    ? ((owner.row[many.property] ?? []) as readonly Row[]).filter((c) => visible(target, c, ctx.visibility))
+    : [];
+  const inner = filter.inner;
+  const counted = inner
+    ? children.filter((child) => {
+        const variables = new Map(ctx.variables).set(inner.variable, { entity: target, row: child });
+        return evaluate(inner.predicate, row, { ...ctx, variables }) === true;
+      }).length
+    : children.length;
+  const results = {
+    eq: counted === filter.value,
+    ne: counted !== filter.value,
+    gt: counted > filter.value,
+    gte: counted >= filter.value,
+    lt: counted < filter.value,
+    lte: counted <= filter.value,
+  };
+  return results[filter.op];
 }
 
 function quantify(filter: Extract<GenFilter, { kind: 'quant' }>, row: Row, ctx: EvalContext): Truth {

@@ -58,6 +58,7 @@ function ownConjunct(node: GenFilter, facet: FacetSpec): boolean {
     case 'relNull':
       return facet.kind === 'relation' && node.variable === undefined && node.hops[0]?.name === facet.relation.name;
     case 'quant':
+    case 'count':
       return facet.kind === 'relation' && node.from === undefined && node.hops[0]?.name === facet.relation.name;
     default:
       return false;

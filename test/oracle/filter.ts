@@ -43,6 +43,15 @@ export type GenFilter =
       readonly hops: readonly RelationSpec[];
       readonly variable: string;
       readonly predicate: GenFilter;
+    }
+  /** `<hops>/count(<variable>: <predicate>) <op> <value>`: the related rows (that pass the predicate) counted. */
+  | {
+      readonly kind: 'count';
+      readonly from?: string;
+      readonly hops: readonly RelationSpec[];
+      readonly inner?: { readonly variable: string; readonly predicate: GenFilter };
+      readonly op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte';
+      readonly value: number;
     };
 
 /** Whitespace used between tokens when printing; any non-empty mix of SPACE, TAB, CR and LF is valid. */
@@ -82,6 +91,11 @@ export function printFilter(filter: GenFilter, spacing: Spacing = [' ']): string
         const path = [...(f.from ? [f.from] : []), ...f.hops.map((h) => h.name)].join('/');
         return `${path}/${f.quantifier}(${f.variable}:${ws()}${print(f.predicate)})`;
       }
+      case 'count': {
+        const path = [...(f.from ? [f.from] : []), ...f.hops.map((h) => h.name)].join('/');
+        const inner = f.inner ? `${f.inner.variable}:${ws()}${print(f.inner.predicate)}` : '';
+        return `${path}/count(${inner})${ws()}${f.op}${ws()}${f.value}`;
+      }
       default: {
         const never: never = f;
         throw new Error(`oracle: unknown node ${String(never)}`);
@@ -101,6 +115,8 @@ export function countNodes(filter: GenFilter): number {
       return 1 + countNodes(filter.left) + countNodes(filter.right);
     case 'quant':
       return 1 + countNodes(filter.predicate);
+    case 'count':
+      return 1 + (filter.inner ? countNodes(filter.inner.predicate) : 0);
     default:
       return 1;
   }
@@ -118,6 +134,8 @@ export function expressionDepth(filter: GenFilter, parent?: GenFilter['kind']): 
     }
     case 'quant':
       return 1 + expressionDepth(filter.predicate, 'quant');
+    case 'count':
+      return 1 + (filter.inner ? expressionDepth(filter.inner.predicate, 'count') : 0);
     default:
       return 1;
   }

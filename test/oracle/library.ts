@@ -223,8 +223,9 @@ function policyOf(decl: Decl, selectable = false): Policy {
   for (const [name, cardinality, target, options] of decl.relations) {
     if (options?.treeOnly && !selectable) continue;
     const select = selectable ? { select: cardinality === 'one' ? true : (options?.select ?? {}) } : {};
+    // Every to-many relation allows `<name>/count()` (the reference counts: see evaluate.ts).
     policy = policy.relation(name, policyOf(target, selectable), {
-      ...(cardinality === 'one' ? { nullCheck: true } : {}),
+      ...(cardinality === 'one' ? { nullCheck: true } : { aggregates: { count: true } }),
       ...select,
     });
   }

@@ -68,6 +68,8 @@ function literalsOf(filter: GenFilter): GenLiteral[] {
       return [...literalsOf(filter.left), ...literalsOf(filter.right)];
     case 'quant':
       return literalsOf(filter.predicate);
+    case 'count':
+      return filter.inner ? literalsOf(filter.inner.predicate) : [];
     default: {
       const never: never = filter;
       throw new Error(`unknown node ${String(never)}`);

@@ -302,6 +302,44 @@ const nearlyValid = fc
     return s;
   });
 
+/**
+ * Aggregates: `<path>/count()`, `sum/avg/min/max(<field>)`, optional inner filters (nested aggregates and quantifiers
+ * among them), tested with every operator form, combined with `and`/`or`/`not` and placed inside quantifiers.
+ */
+const aggregateFilter: fc.Arbitrary<string> = fc.letrec<{ agg: string; inner: string; top: string }>((tie) => ({
+  agg: fc
+    .tuple(
+      fc.constantFrom('reviews', 'a/books', 'count', 'x/sum'),
+      fc.constantFrom('count', 'sum', 'avg', 'min', 'max'),
+      fc.constantFrom('stars', 'count', 'sum'),
+      fc.option(fc.tuple(fc.constantFrom('r', 'q'), tie('inner')), { nil: undefined, freq: 2 }),
+      fc.constantFrom('gt 5', 'eq 0', 'in (1, 2.5)', 'not in (1)', 'is null', 'is not null', "lte '2026-01-01'"),
+    )
+    .map(([path, fn, field, inner, test]) => {
+      const filter = inner ? `${inner[0]}: ${inner[1].replaceAll('$', inner[0])}` : '';
+      const args = fn === 'count' ? filter : filter ? `${field}, ${filter}` : field;
+      return `${path}/${fn}(${args}) ${test}`;
+    }),
+  inner: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.constantFrom('$/stars gte 4', '$/count eq 1', "$/who ne 'bot'", '$/tags/count() gt 1'),
+    fc.tuple(tie('inner'), tie('inner')).map(([a, b]) => `${a} and ${b}`),
+  ),
+  top: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    tie('agg'),
+    tie('agg').map((a) => `not ${a}`),
+    fc.tuple(tie('top'), tie('top')).map(([a, b]) => `(${a}) or ${b}`),
+    tie('agg').map((a) => `rel/any(v: v/${a})`),
+  ),
+})).top;
+
+family('generated aggregate filters', aggregateFilter, 1500, (f) => agree(f));
+family('mutated aggregate filters', mutationArb(aggregateFilter), 3000, (f) => agree(f));
+family('aggregate filters under random tight limits', fc.tuple(aggregateFilter, tightLimits), 1500, ([f, limits]) =>
+  agree(f, limits, true),
+);
+
 family('nearly valid filters', nearlyValid, 4000, (f) => agree(f));
 family('nearly valid filters under random tight limits', fc.tuple(nearlyValid, tightLimits), 2000, ([f, limits]) =>
   agree(f, limits, true),

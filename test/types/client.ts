@@ -85,6 +85,12 @@ books.sort('author');
 // @ts-expect-error: to-many relations are not sort keys
 books.sort('reviews/stars');
 expectType<Equal<'-author/born' extends SortKey<typeof bookPolicy> ? true : false, true>, true>(true);
+// Aggregates of to-many relations (which ones the policy allows, the server checks).
+books.sort('-reviews/count()', 'reviews/avg(stars):nullsfirst', '-reviews/count(r: r/stars gte 4)');
+// @ts-expect-error: a to-one relation has no aggregates
+books.sort('author/count()');
+// @ts-expect-error: :ci does not apply to an aggregate
+books.sort('reviews/count():ci');
 
 // Fields and items: typed by the selection, as JSON carries them.
 const picked = books.fields('title', { author: ['name'] }, { best: { reviews: ['reviewer', 'stars'] } });

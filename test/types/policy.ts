@@ -149,3 +149,12 @@ class Holder {
 schema(Holder).relation('wide', schema(Wide));
 // @ts-expect-error Slim is not Wide, though assignable to it
 schema(Holder).relation('wide', schema(Slim));
+
+// aggregates: the field lists name fields the nested policy exposes; a to-many relation of User (tasks).
+const taskStats = schema(Task).expose('id', sortable()).expose('estimate', filterable(), sortable());
+schema(User).relation('tasks', taskStats, { aggregates: { count: true, avg: ['estimate'], max: ['id'] } });
+schema(User).relation('tasks', taskStats, { aggregates: { count: true }, select: { maxLimit: 5 } });
+// @ts-expect-error 'title' is not exposed by the nested policy
+schema(User).relation('tasks', taskStats, { aggregates: { sum: ['title'] } });
+// @ts-expect-error an unknown option
+schema(User).relation('tasks', taskStats, { aggregates: { count: true }, counts: true });

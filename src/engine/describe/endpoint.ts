@@ -44,6 +44,11 @@ export interface RelationDescription {
    * then carries `selectable` and `item`, as the root does.
    */
   readonly select?: RelationSelectDescription;
+  /**
+   * To-many relations whose policy opts into aggregates: the calls clients may use in `filter` and `sort`, as they
+   * write them (`reviews/count()`, `reviews/avg(stars)`); an inner filter may follow (`reviews/count(r: …)`).
+   */
+  readonly aggregates?: readonly string[];
   readonly schema: SchemaDescription;
 }
 
@@ -181,10 +186,19 @@ function describeSchema(bound: BoundSchema, selecting?: Selecting): SchemaDescri
       ...(r.nullCheck ? { nullCheck: true as const } : {}),
       ...(itemKey === undefined ? {} : { itemKey }),
       ...(select === undefined ? {} : { select }),
+      ...(r.aggregates ? { aggregates: aggregateCalls(r) } : {}),
       schema: select === undefined ? describeSchema(r.target) : selectableSchema(r.target, selecting!),
     };
   });
   return { fields, relations };
+}
+
+/** The aggregate calls a relation allows, as a client writes them. */
+function aggregateCalls(relation: BoundRelation): string[] {
+  const calls = relation.aggregates?.count ? [`${relation.publicName}/count()`] : [];
+  for (const [fn, fields] of Object.entries(relation.aggregates?.fields ?? {}))
+    for (const field of fields) calls.push(`${relation.publicName}/${fn}(${field})`);
+  return calls;
 }
 
 function selectableSchema(bound: BoundSchema, selecting: Selecting): SchemaDescription {

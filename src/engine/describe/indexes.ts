@@ -143,7 +143,37 @@ function correlationAdvice(
         ...(dialect.foreignKeyIndexNote ? { note: dialect.foreignKeyIndexNote } : {}),
       });
     }
+    if (advised && relation.aggregates) aggregateAdvice(relation, path, advised, dialect, push);
     correlationAdvice(relation.target, dialect, `${path}/`, metadata, visited, push);
+  }
+}
+
+/**
+ * An aggregate's sub-query reads a book's reviews by their foreign key, and `sum`/`avg`/`min`/`max` read the field:
+ * an index on `(foreign key, field)` answers it from the index alone (`count()` needs the foreign key only, advised
+ * above). Not through the pivot of a many-to-many relation: the field is on the target table there.
+ */
+function aggregateAdvice(
+  relation: BoundRelation,
+  path: string,
+  advised: { meta: EntityMetadata; columns: string[] },
+  dialect: Dialect,
+  push: Push,
+): void {
+  if (advised.meta.class !== relation.target.meta.class) return;
+  const fields = new Map<string, string[]>();
+  for (const [fn, names] of Object.entries(relation.aggregates?.fields ?? {}))
+    for (const name of names) fields.set(name, [...(fields.get(name) ?? []), `${path}/${fn}(${name})`]);
+  for (const [name, uses] of fields) {
+    const field = relation.target.fields.get(name);
+    if (!field) continue;
+    push({
+      reason: 'correlation',
+      serves: `filter=${uses.join(', ')} (and sort)`,
+      table: advised.meta.tableName,
+      columns: [...advised.columns, field.column].map((column) => ({ column, direction: 'asc' })),
+      ...(dialect.foreignKeyIndexNote ? { note: dialect.foreignKeyIndexNote } : {}),
+    });
   }
 }
 

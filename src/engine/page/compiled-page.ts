@@ -70,8 +70,8 @@ export function listingShape<C extends ListContext>(
     conditions,
     plan.signature,
     resolved.sort.map((t) => [
-      t.target.relations.map((r) => r.property),
-      t.target.field.column,
+      t.target?.relations.map((r) => r.property),
+      t.target?.field.column,
       t.direction,
       t.nullsFirst === true,
       t.caseInsensitive === true,
@@ -93,6 +93,8 @@ export function shapeable<C extends ListContext>(
   links: readonly CursorKey[] | undefined,
 ): boolean {
   if (!scope.settings.compileStatements || resolved.search !== undefined) return false;
+  // An aggregate key's sub-query stands behind a marker of this request's statement only (orm/deferred-sql.ts).
+  if (resolved.sort.some((t) => t.aggregate !== undefined)) return false;
   if (links?.some((k) => plainKey([k.sort.column, k.sort.alias ?? null, k.shape]) === undefined)) return false;
   if (resolved.selections?.length && !links) return false;
   return baseKey(scope) !== undefined;
