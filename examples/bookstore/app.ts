@@ -41,6 +41,9 @@ export function createApp(orm: BookstoreORM, options: DevToolsOptions = {}): Exp
     allowCount: true,
     // `search=` matches titles case-insensitively; the term is escaped and bound, never spliced into SQL.
     search: titleSearch,
+    // A search page's facets (facets=year,author,tags,publisher) each count under the filter: with a picked tag and
+    // count=true they need more than the default budget of 8 sub-queries (docs/facets.md, Cost).
+    limits: { maxSubqueries: 16 },
   });
   const authors = createEngine(orm, { ...cursors, policy: authorPolicy, allowCount: true });
 

@@ -6,8 +6,12 @@
  * `/books?fields=title,author(name),reviews(reviewer,stars)&reviews.limit=2`. A nested level picks, filters and
  * sorts exactly what its own policy exposes; a relation without `selectable(…)` is still filtered through
  * (`reviews/any(…)`), never selected.
+ *
+ * A search page's facets (docs/facets.md): `/books?facets=author,year:5,tags` answers, beside the page, the most
+ * frequent years, authors and tags with how many books each would give under the rest of the filter. Authors,
+ * publishers and tags come back as keys with their names as labels.
  */
-import { filterable, schema, selectable, sortable } from '../../src/index.ts';
+import { facetable, filterable, schema, selectable, sortable } from '../../src/index.ts';
 import { Author, Book, Publisher, Review, Tag } from './entities.ts';
 
 const authorFields = schema(Author)
@@ -28,20 +32,26 @@ const bookFields = schema(Book)
 export const bookPolicy = schema(Book)
   .expose('id', filterable('eq', 'in'), sortable())
   .expose('title', filterable('eq', 'ne', 'contains', 'startswith', 'in'), sortable())
-  .expose('year', filterable(), sortable())
+  // facets=year:5: the five most frequent years under the rest of the filter
+  .expose('year', filterable(), sortable(), facetable())
   .expose('price', filterable('eq', 'gt', 'gte', 'lt', 'lte'), sortable())
-  // to-one: author/name eq '…', sort=author/name, fields=author(name)
-  .relation('author', authorFields, selectable())
-  // nullable to-one: publisher/name in ('Faber'), fields=publisher(name) (null for a book without one)
-  .relation('publisher', publisherFields, selectable())
+  // to-one: author/name eq '…', sort=author/name, fields=author(name); facets=author: author ids labelled by name
+  .relation('author', authorFields, { select: true, facet: { label: 'name' } })
+  // nullable to-one: publisher/name in ('Faber'), fields=publisher(name) (null for a book without one); its facet
+  // has a NULL bucket for the books without a publisher
+  .relation('publisher', publisherFields, { select: true, facet: { label: 'name' } })
   // to-many: reviews/any(r: r/stars gte 4), fields=reviews(reviewer,stars): the best three of each book by default
   .relation(
     'reviews',
     reviewFields,
     selectable({ maxLimit: 20, defaultLimit: 3, defaultSort: '-stars', allowCount: true }),
   )
-  // many-to-many: tags/all(t: t/name ne 'classic'), fields=tags(name): every tag of a book, by name
-  .relation('tags', tagFields, selectable({ maxLimit: 10, defaultLimit: 10, defaultSort: 'name' }));
+  // many-to-many: tags/all(t: t/name ne 'classic'), fields=tags(name): every tag of a book, by name; facets=tags
+  // counts a book once under each of its tags
+  .relation('tags', tagFields, {
+    select: { maxLimit: 10, defaultLimit: 10, defaultSort: 'name' },
+    facet: { label: 'name' },
+  });
 
 /** `/authors`: authors, and their books as a to-many relation (fields=name,books(title,year)). */
 export const authorPolicy = schema(Author)

@@ -4,7 +4,8 @@
  * JSON is the same byte for byte on every database. The requests it prints must
  * return the expected pages, every request of the README's tour (and of docs/selection.md) must return exactly the
  * JSON the page shows, and tenants, soft deletes, hidden fields and search escaping must hold. Nested selections
- * (objects, per-parent pages, their parameters, cursors and errors) hold on every database, over REST and GraphQL.
+ * (objects, per-parent pages, their parameters, cursors and errors) hold on every database, over REST and GraphQL,
+ * and so do the facets a search page asks for (bookstore-facets.ts).
  * A second start reuses the seeded file.
  * The schema carries an index for every column a relation sub-query correlates on; a query past Node's own 16 KiB
  * header limit still gets listql's JSON `limit_exceeded`; a DATABASE_URL naming a missing database is refused.
@@ -32,6 +33,7 @@ import {
   postgresAdminUrl,
 } from '../helpers/db.ts';
 import { expectSqlIncludes, id, param, sql } from '../helpers/sql.ts';
+import { FACET_ROWS } from './bookstore-facets.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -461,6 +463,15 @@ function defineSuite(dialect: Dialect): void {
     });
   }
 
+  for (const row of FACET_ROWS) {
+    test(`facets: ${row.name}`, async () => {
+      const url = `${state.started!.base}/books?${new URLSearchParams(row.query)}`;
+      const { status, body } = await getJSON(url, row.tenant ? { 'x-tenant': row.tenant } : {});
+      assert.is(status, row.status ?? 200, JSON.stringify(body));
+      assert.equal(body, row.body);
+    });
+  }
+
   test("nested cursors: one parent's list continues (forward and back), the others start again", async () => {
     const get = async (query: string) => {
       const { status, body } = await getJSON(`${state.started!.base}/books?${new URLSearchParams(query)}`);
@@ -713,6 +724,11 @@ function defineSuite(dialect: Dialect): void {
       ['/books', '/authors'],
     );
     assert.is(body.endpoints[0].description.fields[0].name, 'id');
+    // The facets the playground completes `facets` from: /books opens four, /authors none.
+    assert.equal(
+      body.endpoints.map((e: any) => e.description.facets.map((f: any) => `${f.name}:${f.of}:${f.label?.name ?? ''}`)),
+      [['year:field:', 'author:one:name', 'publisher:one:name', 'tags:many:name'], []],
+    );
     const page = await fetch(`${base}/playground`);
     assert.is(page.headers.get('content-type'), 'text/html; charset=utf-8');
     assert.match(await page.text(), '<script type="module" src="/playground.js"></script>');
@@ -776,6 +792,36 @@ function defineSuite(dialect: Dialect): void {
         reviews: { totalCount: 0, nodes: [] },
       },
     ]);
+  });
+
+  test('/graphql: facets of the books connection, cross-filtered as over REST', async () => {
+    const res = await fetch(`${state.started!.base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({
+        query:
+          '{ books(first: 0, filter: "tags/any(t: t/name eq \'classic\')") { totalCount ' +
+          'facets { tags { value label count } year(limit: 2) { value count } } } }',
+      }),
+    });
+    const body = (await res.json()) as any;
+    assert.is(body.errors, undefined, JSON.stringify(body.errors));
+    assert.equal(body.data.books, {
+      totalCount: 4,
+      facets: {
+        // The tags facet leaves out its own clause: every tag, as without the filter.
+        tags: [
+          { value: 1, label: 'classic', count: 4 },
+          { value: 2, label: 'science-fiction', count: 3 },
+          { value: 3, label: 'fantasy', count: 1 },
+        ],
+        // The classics (books 1, 3, 4, 6): their two lowest years.
+        year: [
+          { value: 1968, count: 1 },
+          { value: 1969, count: 1 },
+        ],
+      },
+    });
   });
 
   test('SIGTERM stops it cleanly, and a second start reuses the seeded database', async () => {

@@ -5,7 +5,8 @@
  * too; a good filter shows the right rows and its SQL; Next follows the cursor to the end without gaps; the tenant
  * select changes the rows; nested selections are completed inside their parentheses and drawn readably in their
  * cells (objects as key/value lines, each item's page as a small table with its count and cursor), with each level's
- * SQL; "copy as curl" writes the request; `/docs` renders the OpenAPI document. Both pages work
+ * SQL; facets are completed from describe(), checked in the browser and by the server (underlined at their byte), and
+ * their buckets drawn beside the rows, a click on one adding its test to the filter; "copy as curl" writes the request; `/docs` renders the OpenAPI document. Both pages work
  * under their Content-Security-Policy (no violation is reported) and an injected inline script does not run. With
  * `/explain` off (the default), the playground still checks and lists, and says how to see the SQL. One browser for
  * the whole file, closed in `after`.
@@ -245,6 +246,98 @@ test('nested selection: completion inside parentheses, objects and per-item page
   });
   await typeInto('#nested', '');
   await typeInto('#fields', '');
+});
+
+test('facets: completion, buckets beside the rows, a click adds the bucket to the filter, errors underlined', async () => {
+  const page = state.page!;
+  const suggestions = () => page.$$eval('#facets-suggest button', (bs) => bs.map((b) => b.textContent));
+  const facets = () =>
+    page.$$eval('#facet-buckets section', (sections) =>
+      Object.fromEntries(
+        sections.map((section) => [
+          (section as any).dataset.facet,
+          [...section.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)),
+        ]),
+      ),
+    );
+  const clickBucket = async (facet: string, value: string) => {
+    const buttons = await page.$$(`#facet-buckets section[data-facet="${facet}"] button.bucket`);
+    for (const button of buttons)
+      if ((await button.evaluate((b) => b.textContent)) === value) {
+        await button.click();
+        return settled();
+      }
+    throw new Error(`no bucket ${value} in ${facet}`);
+  };
+  const filter = () => page.$eval('#filter', (el) => (el as any).value);
+  await typeInto('#filter', '');
+  assert.is(await page.$eval('#facets-list', (el) => (el as any).hidden), true, 'no facets asked, none shown');
+  // The names describe() lists, the ones already named left out.
+  await typeInto('#facets', 'ye');
+  assert.equal(await suggestions(), ['year']);
+  await typeInto('#facets', 'year:2, ');
+  assert.equal(await suggestions(), ['author', 'publisher', 'tags']);
+  assert.is(await typeInto('#facets', 'year:2, author,tags'), 'ok');
+  // Beside the rows (limit 3, newest first, as the walk above left them): tenant 1's live books by facet.
+  assert.equal(await ids(), [6, 5, 7]);
+  assert.equal(await facets(), {
+    year: [
+      ['1961', '1'],
+      ['1968', '1'],
+    ],
+    author: [
+      ['1', 'Ursula K. Le Guin', '3'],
+      ['2', 'Italo Calvino', '2'],
+      ['3', 'Toni Morrison', '2'],
+      ['4', 'Stanisław Lem', '1'],
+    ],
+    tags: [
+      ['1', 'classic', '4'],
+      ['2', 'science-fiction', '3'],
+      ['3', 'fantasy', '1'],
+    ],
+  });
+  assert.match(await page.$eval('#sql', (el) => el.textContent!), /-- facet tags\nselect .* group by /);
+
+  // A click picks the bucket: the author's name (the nested policy filters on it, not on the key).
+  assert.is(await clickBucket('author', '1'), 'ok');
+  assert.is(await filter(), "author/name eq 'Ursula K. Le Guin'");
+  assert.equal(await ids(), [2, 1, 3]);
+  const picked = await facets();
+  // Cross-filtered: the author facet still counts every author; the others count Le Guin's books.
+  assert.equal(picked.author!.length, 4);
+  assert.equal(picked.tags, [
+    ['1', 'classic', '2'],
+    ['2', 'science-fiction', '2'],
+    ['3', 'fantasy', '1'],
+  ]);
+  // A to-many facet's bucket through any(…); a second value of it widens that test into an in list.
+  assert.is(await clickBucket('tags', '3'), 'ok');
+  assert.is(await filter(), "author/name eq 'Ursula K. Le Guin' and tags/any(t: t/name eq 'fantasy')");
+  assert.equal(await ids(), [3]);
+  assert.is(await clickBucket('tags', '2'), 'ok');
+  assert.is(
+    await filter(),
+    "author/name eq 'Ursula K. Le Guin' and tags/any(t: t/name in ('fantasy', 'science-fiction'))",
+  );
+  assert.equal(await ids(), [2, 1, 3]);
+
+  // Syntax, checked in the browser; then a name only the server knows is wrong, underlined at its byte.
+  assert.is(await typeInto('#facets', 'year:0'), 'invalid');
+  assert.equal(await errorOf('facets'), {
+    before: 'year:',
+    bad: '0',
+    message: 'a facet count is a positive number without leading zeros',
+  });
+  assert.is(await typeInto('#facets', 'year, autor'), 'error');
+  assert.equal(await errorOf('facets'), {
+    before: 'year, ',
+    bad: 'autor',
+    message: "unknown_field: unknown field 'autor'; did you mean 'author'?",
+  });
+  assert.is(await page.$eval('#facets-list', (el) => (el as any).hidden), true);
+  await typeInto('#facets', '');
+  await typeInto('#filter', '');
 });
 
 test('copy as curl writes the request the page shows, tenant header included', async () => {

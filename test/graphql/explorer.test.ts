@@ -2,8 +2,8 @@
  * The bookstore's `GET /graphql` from a browser serves the GraphQL explorer page (no network resources), while
  * GraphQL clients keep graphql-http's answers: a GET with `?query=` executes, a GET that wants JSON and has no query
  * is still 400. Then in a real headless Chromium (puppeteer-core driving @sparticuz/chromium, offline): an example
- * runs and shows its books with their author keys, a bad argument shows its error beside a sibling's data, and the
- * tenant select changes the rows.
+ * runs and shows its books with their author keys, the facets example its counts, a bad argument shows its error
+ * beside a sibling's data, and the tenant select changes the rows.
  *
  * SQLite only: the page talks to the same /graphql whatever the dialect, and the schema's behaviour is tested on
  * every dialect in the other graphql test files.
@@ -100,6 +100,17 @@ test('in a browser: an example runs, an error shows beside its sibling, the tena
   const books = first.answer.data.books;
   assert.is(books.nodes.length, 3);
   assert.ok(books.nodes.every((n: any) => typeof n.authorId === 'number'));
+
+  // Facets beside the page: each author's books after 1968, whoever the page shows.
+  await page.select('#example', 'Facets: counts beside the page');
+  const faceted = await run();
+  assert.is(faceted.state, 'ok');
+  assert.is(faceted.answer.data.books.nodes.length, 2);
+  assert.equal(
+    faceted.answer.data.books.facets.author.map((b: any) => `${b.label} ${b.count}`),
+    ['Ursula K. Le Guin 2', 'Italo Calvino 2', 'Toni Morrison 2'],
+  );
+  assert.is(faceted.answer.data.books.facets.tags.length, 2);
 
   await page.select('#example', 'One bad field, one good');
   const mixed = await run();

@@ -7,6 +7,7 @@
 
 import { isListError } from '../../../src/errors.ts';
 import type { EngineDescription, FieldDescription, ListErrorJSON, SchemaDescription } from '../../../src/index.ts';
+import { parseFacets } from '../../../src/syntax/facets.ts';
 import { parseFields } from '../../../src/syntax/fields.ts';
 import { parseFilter, parseSort } from '../../../src/syntax/index.ts';
 
@@ -42,14 +43,18 @@ export function locate(text: string, error: ListErrorJSON): Located | undefined 
 }
 
 /** A parameter the page parses in the browser. */
-export type Parsed = 'filter' | 'sort' | 'fields';
+export type Parsed = 'filter' | 'sort' | 'fields' | 'facets';
 
-/** Check the syntax of a `filter`, `sort` or `fields` value as the server parses it; undefined when it parses. */
+/**
+ * Check the syntax of a `filter`, `sort`, `fields` or `facets` value as the server parses it (with the endpoint's
+ * limits: `maxFacets`, `maxFacetValues`, …); undefined when it parses. Whether a name exists is the server's answer.
+ */
 export function syntaxError(parameter: Parsed, text: string, limits: EngineDescription['limits']): Located | undefined {
   if (text.trim() === '') return undefined;
   try {
     if (parameter === 'filter') parseFilter(text, limits);
     else if (parameter === 'sort') parseSort(text, limits);
+    else if (parameter === 'facets') parseFacets(text, limits);
     else parseFields(text, limits);
     return undefined;
   } catch (err) {
@@ -69,10 +74,11 @@ export interface Completion {
  * Suggest, for the word at the caret, field paths (through to-one relations, `r/any(` for to-many ones, and
  * paths from the variables of enclosing `any`/`all`) or, right after a field path, that field's operators; in
  * `fields`, the names selectable at the caret's level and `relation(` for each selectable relation there, inside
- * `author(…)` the author's.
+ * `author(…)` the author's; in `facets`, the facet names not yet listed (none after a `:`).
  */
 export function complete(parameter: Parsed, text: string, caret: number, description: EngineDescription): Completion {
   const before = text.slice(0, caret);
+  if (parameter === 'facets') return completeFacet(text, caret, description);
   const word = /[\p{L}\p{N}_/-]*$/u.exec(before)![0].replace(/^-/, '');
   const start = caret - word.length;
   const end = caret + /^[\p{L}\p{N}_/]*/u.exec(text.slice(caret))![0].length;
@@ -90,6 +96,21 @@ export function complete(parameter: Parsed, text: string, caret: number, descrip
   const options = paths(description, '', 'filter');
   for (const [name, schema] of variables) options.push(...paths(schema, `${name}/`, 'filter'));
   return prefixed(options);
+}
+
+/** The facet names `describe()` lists that the value does not name yet, for the name at the caret. */
+function completeFacet(text: string, caret: number, description: EngineDescription): Completion {
+  const word = /[\p{L}\p{N}_]*$/u.exec(text.slice(0, caret))![0];
+  const start = caret - word.length;
+  const end = caret + /^[\p{L}\p{N}_]*/u.exec(text.slice(caret))![0].length;
+  // After `year:`, a count is being written: nothing to offer.
+  if (text[start - 1] === ':') return { start, end, options: [] };
+  const others = text.slice(0, start) + text.slice(end);
+  const named = new Set(others.split(',').map((term) => term.split(':')[0]!.trim()));
+  const options = description.facets
+    .map((f) => f.name)
+    .filter((n) => !named.has(n) && n.startsWith(word) && n !== word);
+  return { start, end, options };
 }
 
 /** What a selection at `level` may name: its fields and keys, then `name(` for each relation selectable there. */

@@ -29,6 +29,15 @@ const EXAMPLES = {
     }
   }
 }`,
+  'Facets: counts beside the page': `{
+  books(first: 2, filter: "year gt 1968", sort: "-year") {
+    nodes { id title year }
+    facets {
+      author { value label count }
+      tags(limit: 2) { label count }
+    }
+  }
+}`,
   'One bad field, one good': `{
   bad: books(filter: "price gt") { nodes { id } }
   authors(first: 2) { nodes { id name } }

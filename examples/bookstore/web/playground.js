@@ -1,10 +1,11 @@
 // The playground page's script. The bookstore bundles it (with listql's parser) for the browser on first request.
 import { complete, locate, syntaxError } from './editing.ts';
+import { canPick, filterWithBucket } from './facet-filter.ts';
 
 const $ = (id) => document.getElementById(id);
-const PARAMETERS = ['filter', 'sort', 'fields', 'nested', 'limit', 'search', 'count', 'cursor'];
+const PARAMETERS = ['filter', 'sort', 'fields', 'facets', 'nested', 'limit', 'search', 'count', 'cursor'];
 // Parsed in the browser, with completion.
-const TEXT_PARAMETERS = ['filter', 'sort', 'fields'];
+const TEXT_PARAMETERS = ['filter', 'sort', 'fields', 'facets'];
 // Shown with the text underlined where a server error points (the nested lists' values too).
 const UNDERLINED = [...TEXT_PARAMETERS, 'nested'];
 
@@ -18,10 +19,11 @@ function endpoint() {
 
 /** The request as the page shows it: the parameters that are set, in a fixed order. */
 function requestParams() {
-  const { capabilities } = endpoint().description;
+  const { capabilities, facets } = endpoint().description;
   const params = [];
-  for (const name of ['filter', 'sort', 'fields', 'limit', 'cursor']) {
+  for (const name of ['filter', 'sort', 'fields', 'facets', 'limit', 'cursor']) {
     const value = $(name).value;
+    if (name === 'facets' && facets.length === 0) continue;
     if (value.trim() !== '') params.push([name, name === 'limit' ? value.trim() : value]);
   }
   params.push(...nestedParams().map(({ name, value }) => [name, value]));
@@ -98,7 +100,7 @@ function schedule(now = false) {
   state.timer = setTimeout(run, now ? 0 : 150, state.seq);
 }
 
-/** Parse filter, sort and fields in the browser with listql's own parser; true when one has a syntax error. */
+/** Parse filter, sort, fields and facets in the browser with listql's own parser; true when one has a syntax error. */
 function checkSyntax() {
   clearErrors();
   const { limits } = endpoint().description;
@@ -169,6 +171,9 @@ function renderResult(explanation, page) {
         sql.push(
           `-- ${level.path}${kind === 'count' ? ' (count)' : ''}\n${level[kind].sql}\n-- values: ${JSON.stringify(level[kind].params)}`,
         );
+  // Each facet: one grouped statement, run after the page.
+  for (const facet of explanation?.facets ?? [])
+    sql.push(`-- facet ${facet.name}\n${facet.sql}\n-- values: ${JSON.stringify(facet.params)}`);
   $('sql').textContent = state.explain ? sql.join('\n\n') : NO_EXPLAIN;
   const info = page?.page;
   $('count-value').textContent = info?.count === undefined ? '–' : String(info.count);
@@ -177,6 +182,61 @@ function renderResult(explanation, page) {
   state.nextCursor = info?.nextCursor;
   $('next').disabled = state.nextCursor === undefined;
   renderRows(page?.items ?? []);
+  renderFacets(page?.facets);
+}
+
+/**
+ * The answer's facets beside the rows: per facet a small table of its buckets (value, label for a relation facet
+ * with one, count). A bucket's value is a button when the policy lets the filter pick it: clicking it adds the
+ * bucket's test to the filter (facet-filter.ts) and runs the request again from page one.
+ */
+function renderFacets(facets) {
+  const entries = Object.entries(facets ?? {});
+  $('facets-list').hidden = entries.length === 0;
+  $('facet-buckets').replaceChildren(
+    ...entries.map(([name, buckets]) => {
+      const section = document.createElement('section');
+      section.className = 'facet';
+      section.dataset.facet = name;
+      const labelled = buckets.some((b) => 'label' in b);
+      const table = document.createElement('table');
+      const head = document.createElement('tr');
+      for (const title of labelled ? ['value', 'label', 'count'] : ['value', 'count'])
+        head.append(Object.assign(document.createElement('th'), { textContent: title }));
+      table.append(wrap('thead', head), document.createElement('tbody'));
+      for (const bucket of buckets) {
+        const tr = document.createElement('tr');
+        tr.append(wrap('td', bucketValue(name, bucket)));
+        if (labelled) tr.append(wrap('td', bucket.label === null ? '(none)' : String(bucket.label)));
+        tr.append(
+          Object.assign(document.createElement('td'), { className: 'count', textContent: String(bucket.count) }),
+        );
+        table.tBodies[0].append(tr);
+      }
+      section.append(Object.assign(document.createElement('h3'), { textContent: name }), table);
+      return section;
+    }),
+  );
+}
+
+/** A bucket's value: `null` for the NULL bucket; a button adding it to the filter when the policy allows that test. */
+function bucketValue(name, bucket) {
+  const text = bucket.value === null ? 'null' : String(bucket.value);
+  const { description } = endpoint();
+  if (!canPick(description, name, bucket)) return text;
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'bucket';
+  button.textContent = text;
+  button.title = 'add to the filter';
+  button.addEventListener('click', () => {
+    const filter = filterWithBucket($('filter').value, description, name, bucket);
+    if (filter === undefined || filter === $('filter').value) return;
+    $('filter').value = filter;
+    $('cursor').value = '';
+    schedule(true);
+  });
+  return button;
 }
 
 function renderRows(items) {
@@ -289,14 +349,16 @@ function showCompletions(name) {
 function onEdit(name) {
   // A cursor belongs to the request it came from: a new filter, sort, search or scope starts again at page one.
   // Nested lists shape each item's lists, not which items: the cursor stays.
-  if (!['cursor', 'limit', 'count', 'nested'].includes(name)) $('cursor').value = '';
+  // Facets describe the whole result set, not which page: the cursor stays too.
+  if (!['cursor', 'limit', 'count', 'nested', 'facets'].includes(name)) $('cursor').value = '';
   if (TEXT_PARAMETERS.includes(name)) showCompletions(name);
   schedule();
 }
 
 function showEndpoint() {
-  const { capabilities, limits } = endpoint().description;
+  const { capabilities, limits, facets } = endpoint().description;
   $('search-row').hidden = !capabilities.search;
+  $('facets-row').hidden = facets.length === 0;
   $('count-row').hidden = !capabilities.count;
   $('limit').max = String(limits.maxLimit);
   $('limit').placeholder = String(limits.defaultLimit);
@@ -313,7 +375,7 @@ async function start() {
     ),
   );
   showEndpoint();
-  for (const name of ['filter', 'sort', 'fields', 'nested', 'limit', 'search', 'cursor'])
+  for (const name of ['filter', 'sort', 'fields', 'facets', 'nested', 'limit', 'search', 'cursor'])
     $(name).addEventListener('input', () => onEdit(name));
   for (const name of TEXT_PARAMETERS) {
     $(name).addEventListener('focus', () => showCompletions(name));
@@ -322,7 +384,7 @@ async function start() {
   $('count').addEventListener('change', () => onEdit('count'));
   $('tenant').addEventListener('change', () => onEdit('tenant'));
   $('endpoint').addEventListener('change', () => {
-    for (const name of ['filter', 'sort', 'fields', 'nested', 'search']) $(name).value = '';
+    for (const name of ['filter', 'sort', 'fields', 'facets', 'nested', 'search']) $(name).value = '';
     showEndpoint();
     onEdit('endpoint');
   });
