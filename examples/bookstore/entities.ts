@@ -7,6 +7,7 @@
  * key, the default order). Relation filters run correlated sub-queries that look rows up by foreign key once per
  * outer row (`reviews/any(…)` by `review.book_id`, `books/any(…)` by `book.author_id`, `tags/any(…)` through
  * `book_tags`), and PostgreSQL creates no index for a foreign key by itself: each such column gets one here.
+ * `review(book_id, stars)` also covers the aggregates over a book's reviews (`reviews/avg(stars)`, `max(stars)`).
  * `engine.indexes()` lists the same advice for any policy.
  */
 import { type Collection, EntitySchema } from '@mikro-orm/core';
@@ -134,7 +135,7 @@ export const BookTagSchema = new EntitySchema<BookTag>({
 export const ReviewSchema = new EntitySchema<Review>({
   class: Review,
   filters: softDelete,
-  indexes: [{ properties: ['tenant', 'id'] }, { properties: ['book'] }],
+  indexes: [{ properties: ['tenant', 'id'] }, { properties: ['book', 'stars'] }],
   properties: {
     id,
     tenant,

@@ -2,16 +2,20 @@
  * What clients of the bookstore may filter, sort, traverse and select. Policies cannot form cycles, so each
  * endpoint's root policy reaches related entities through small nested policies of their own.
  *
- * Relations opted in with `selectable(…)` can also be selected as nested objects (docs/selection.md):
+ * Relations opted in with `select` can also be selected as nested objects (docs/selection.md):
  * `/books?fields=title,author(name),reviews(reviewer,stars)&reviews.limit=2`. A nested level picks, filters and
- * sorts exactly what its own policy exposes; a relation without `selectable(…)` is still filtered through
+ * sorts exactly what its own policy exposes; a relation without `select` is still filtered through
  * (`reviews/any(…)`), never selected.
+ *
+ * Aggregates over a to-many relation (docs/policy.md): `/books?filter=reviews/count() gt 1&sort=-reviews/avg(stars)`
+ * keeps the books with more than one review, best rated first; `/authors?filter=books/count() gt 1` the authors of
+ * more than one book.
  *
  * A search page's facets (docs/facets.md): `/books?facets=author,year:5,tags` answers, beside the page, the most
  * frequent years, authors and tags with how many books each would give under the rest of the filter. Authors,
  * publishers and tags come back as keys with their names as labels.
  */
-import { facetable, filterable, schema, selectable, sortable } from '../../src/index.ts';
+import { facetable, filterable, schema, sortable } from '../../src/index.ts';
 import { Author, Book, Publisher, Review, Tag } from './entities.ts';
 
 const authorFields = schema(Author)
@@ -40,12 +44,12 @@ export const bookPolicy = schema(Book)
   // nullable to-one: publisher/name in ('Faber'), fields=publisher(name) (null for a book without one); its facet
   // has a NULL bucket for the books without a publisher
   .relation('publisher', publisherFields, { select: true, facet: { label: 'name' } })
-  // to-many: reviews/any(r: r/stars gte 4), fields=reviews(reviewer,stars): the best three of each book by default
-  .relation(
-    'reviews',
-    reviewFields,
-    selectable({ maxLimit: 20, defaultLimit: 3, defaultSort: '-stars', allowCount: true }),
-  )
+  // to-many: reviews/any(r: r/stars gte 4), fields=reviews(reviewer,stars): the best three of each book by default;
+  // aggregates: reviews/count() gt 1, sort=-reviews/avg(stars), reviews/max(stars) eq 5
+  .relation('reviews', reviewFields, {
+    select: { maxLimit: 20, defaultLimit: 3, defaultSort: '-stars', allowCount: true },
+    aggregates: { count: true, avg: ['stars'], max: ['stars'] },
+  })
   // many-to-many: tags/all(t: t/name ne 'classic'), fields=tags(name): every tag of a book, by name; facets=tags
   // counts a book once under each of its tags
   .relation('tags', tagFields, {
@@ -58,5 +62,9 @@ export const authorPolicy = schema(Author)
   .expose('id', sortable())
   .expose('name', filterable('eq', 'contains', 'startswith'), sortable())
   .expose('born', filterable(), sortable())
-  // books/any(b: b/year lt 1970); fields=books(title): the first five of each author by year
-  .relation('books', bookFields, selectable({ maxLimit: 20, defaultLimit: 5, defaultSort: 'year', allowCount: true }));
+  // books/any(b: b/year lt 1970); fields=books(title): the first five of each author by year; books/count() gt 1,
+  // sort=-books/count()
+  .relation('books', bookFields, {
+    select: { maxLimit: 20, defaultLimit: 5, defaultSort: 'year', allowCount: true },
+    aggregates: { count: true },
+  });

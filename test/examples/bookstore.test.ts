@@ -33,6 +33,7 @@ import {
   postgresAdminUrl,
 } from '../helpers/db.ts';
 import { expectSqlIncludes, id, param, sql } from '../helpers/sql.ts';
+import { AGGREGATE_ROWS, AGGREGATE_WALKS } from './bookstore-aggregates.ts';
 import { FACET_ROWS } from './bookstore-facets.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -472,6 +473,54 @@ function defineSuite(dialect: Dialect): void {
     });
   }
 
+  for (const row of AGGREGATE_ROWS) {
+    test(`aggregates: ${row.name}`, async () => {
+      const url = new URL(row.path, state.started!.base);
+      url.searchParams.set('fields', 'id');
+      const { status, body } = await getJSON(url.toString());
+      assert.is(status, 200, JSON.stringify(body));
+      assert.equal(
+        body.items.map((item: any) => item.id),
+        row.ids,
+      );
+    });
+  }
+
+  test('aggregates: a sort by each, walked forward by cursor to the end, in the order the seed gives', async () => {
+    for (const walk of AGGREGATE_WALKS) {
+      const seen: number[] = [];
+      let cursor: string | undefined;
+      for (let pages = 0; pages === 0 || cursor; pages++) {
+        assert.ok(pages < 10, `${walk.path}: the walk ends`);
+        const url = new URL(walk.path, state.started!.base);
+        url.searchParams.set('fields', 'id');
+        url.searchParams.set('limit', '3');
+        if (cursor) url.searchParams.set('cursor', cursor);
+        const { status, body } = await getJSON(url.toString());
+        assert.is(status, 200, `${walk.path}: ${JSON.stringify(body)}`);
+        seen.push(...body.items.map((item: any) => item.id));
+        cursor = body.page.nextCursor;
+      }
+      assert.equal(seen, walk.order, walk.path);
+    }
+  });
+
+  test('aggregates: the compared value is bound, and an aggregate the policy does not allow is refused', async () => {
+    const { base } = state.started!;
+    const explained = await getJSON(
+      `${base}/explain/books?${new URLSearchParams({ filter: 'reviews/count() gt 987' })}`,
+    );
+    assert.is(explained.status, 200, JSON.stringify(explained.body));
+    assert.ok(
+      explained.body.data.params.some((p: unknown) => String(p) === '987'),
+      explained.body.data.params,
+    );
+    assert.not.match(explained.body.data.sql, '987');
+    const refused = await getJSON(`${base}/books?${new URLSearchParams({ filter: 'reviews/sum(stars) gt 3' })}`);
+    assert.is(refused.status, 400);
+    assert.equal([refused.body.code, refused.body.parameter], ['field_not_filterable', 'filter']);
+  });
+
   test("nested cursors: one parent's list continues (forward and back), the others start again", async () => {
     const get = async (query: string) => {
       const { status, body } = await getJSON(`${state.started!.base}/books?${new URLSearchParams(query)}`);
@@ -728,6 +777,21 @@ function defineSuite(dialect: Dialect): void {
     assert.equal(
       body.endpoints.map((e: any) => e.description.facets.map((f: any) => `${f.name}:${f.of}:${f.label?.name ?? ''}`)),
       [['year:field:', 'author:one:name', 'publisher:one:name', 'tags:many:name'], []],
+    );
+    // The aggregates each to-many relation allows, as clients write them (the playground completes them).
+    assert.equal(
+      body.endpoints.map((e: any) =>
+        Object.fromEntries(e.description.relations.map((r: any) => [r.name, r.aggregates ?? null])),
+      ),
+      [
+        {
+          author: null,
+          publisher: null,
+          reviews: ['reviews/count()', 'reviews/avg(stars)', 'reviews/max(stars)'],
+          tags: null,
+        },
+        { books: ['books/count()'] },
+      ],
     );
     const page = await fetch(`${base}/playground`);
     assert.is(page.headers.get('content-type'), 'text/html; charset=utf-8');

@@ -3,7 +3,8 @@
  * ships its own browser and runs offline): a syntax error is underlined under the right characters as one types
  * (parsed in the browser, with UTF-8 byte positions turned into string indices) and a schema error from the server
  * too; a good filter shows the right rows and its SQL; Next follows the cursor to the end without gaps; the tenant
- * select changes the rows; nested selections are completed inside their parentheses and drawn readably in their
+ * select changes the rows; a to-many relation's aggregates are completed in sort and filter, and sort the page;
+ * nested selections are completed inside their parentheses and drawn readably in their
  * cells (objects as key/value lines, each item's page as a small table with its count and cursor), with each level's
  * SQL; facets are completed from describe(), checked in the browser and by the server (underlined at their byte), and
  * their buckets drawn beside the rows, a click on one adding its test to the filter; "copy as curl" writes the request; `/docs` renders the OpenAPI document. Both pages work
@@ -143,6 +144,28 @@ test('completion offers fields from describe(), then the operators of the field'
   const operators = await state.page!.$$eval('#filter-suggest button', (bs) => bs.map((b) => b.textContent));
   assert.equal(operators, ['eq', 'contains', 'startswith']);
   assert.is(await state.page!.$eval('#filter', (el) => (el as any).value), 'author/name ');
+});
+
+test("completion offers a to-many relation's aggregates in sort, and the page sorts by the one picked", async () => {
+  await typeInto('#filter', '');
+  await typeInto('#sort', '-reviews/c');
+  const offered = await state.page!.$$eval('#sort-suggest button', (bs) => bs.map((b) => b.textContent));
+  assert.equal(offered, ['reviews/count()']);
+  await state.page!.click('#sort-suggest button');
+  assert.is(await settled(), 'ok');
+  // The `-` stays in front of the completed call.
+  assert.is(await state.page!.$eval('#sort', (el) => (el as any).value), '-reviews/count()');
+  // Most live reviews first (books 1 and 4 have two, book 5 none), ties by id.
+  assert.equal(await ids(), [1, 4, 2, 3, 6, 7, 8, 5]);
+  // In filter, the aggregates are offered beside the paths, then the comparisons of a number.
+  await typeInto('#filter', 'reviews/');
+  const calls = await state.page!.$$eval('#filter-suggest button', (bs) => bs.map((b) => b.textContent));
+  assert.equal(calls, ['reviews/any(', 'reviews/all(', 'reviews/count()', 'reviews/avg(stars)', 'reviews/max(stars)']);
+  await typeInto('#filter', 'reviews/avg(stars) ');
+  const comparisons = await state.page!.$$eval('#filter-suggest button', (bs) => bs.map((b) => b.textContent));
+  assert.equal(comparisons, ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'not in', 'is null', 'is not null']);
+  await typeInto('#filter', '');
+  await typeInto('#sort', '');
 });
 
 test('a good filter shows the right rows, their SQL and bound values', async () => {

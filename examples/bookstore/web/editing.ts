@@ -71,8 +71,9 @@ export interface Completion {
 }
 
 /**
- * Suggest, for the word at the caret, field paths (through to-one relations, `r/any(` for to-many ones, and
- * paths from the variables of enclosing `any`/`all`) or, right after a field path, that field's operators; in
+ * Suggest, for the word at the caret, field paths (through to-one relations, `r/any(` and the allowed aggregates such
+ * as `r/count()` for to-many ones, and paths from the variables of enclosing `any`/`all`) or, right after a field path
+ * or an aggregate, its operators; in
  * `fields`, the names selectable at the caret's level and `relation(` for each selectable relation there, inside
  * `author(…)` the author's; in `facets`, the facet names not yet listed (none after a `:`).
  */
@@ -94,6 +95,9 @@ export function complete(parameter: Parsed, text: string, caret: number, descrip
   const field = previous === undefined ? undefined : fieldAt(previous, description, variables);
   if (field) return prefixed(operatorsOf(field));
   const options = paths(description, '', 'filter');
+  // After an aggregate, its comparisons: those of a number, and the NULL tests but on count() (never NULL).
+  if (previous !== undefined && /\/\w+\(\S*\)$/u.test(previous) && options.includes(previous))
+    return prefixed([...COMPARISONS, ...(previous.endsWith('/count()') ? [] : ['is null', 'is not null'])]);
   for (const [name, schema] of variables) options.push(...paths(schema, `${name}/`, 'filter'));
   return prefixed(options);
 }
@@ -137,19 +141,29 @@ function fieldsLevel(before: string, root: SchemaDescription): SchemaDescription
   return open.at(-1);
 }
 
+/** What compares an aggregate with a value in `filter`. */
+const COMPARISONS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'not in'];
+
 function operatorsOf(field: FieldDescription): string[] {
   return field.operators.flatMap((op) =>
     op === 'nin' ? ['not in'] : op === 'null' ? ['is null', 'is not null'] : [op],
   );
 }
 
-/** Every path a client can write from `schema`: fields (filterable or sortable), to-one paths, to-many `any(`/`all(`. */
+/**
+ * Every path a client can write from `schema`: fields (filterable or sortable), to-one paths, to-many `any(`/`all(`
+ * (in `filter`) and the aggregates allowed over a to-many relation (`reviews/count()`, in `filter` and `sort`).
+ */
 function paths(schema: SchemaDescription, prefix: string, parameter: 'filter' | 'sort'): string[] {
   const out: string[] = [];
   for (const f of schema.fields) if (parameter === 'sort' ? f.sortable : f.filterable) out.push(prefix + f.name);
   for (const r of schema.relations)
     if (r.cardinality === 'one') out.push(...paths(r.schema, `${prefix}${r.name}/`, parameter));
-    else if (parameter === 'filter') out.push(`${prefix}${r.name}/any(`, `${prefix}${r.name}/all(`);
+    else {
+      if (parameter === 'filter') out.push(`${prefix}${r.name}/any(`, `${prefix}${r.name}/all(`);
+      // The aggregates the policy allows over it, as describe() writes them (`reviews/count()`, `reviews/avg(stars)`).
+      for (const call of r.aggregates ?? []) out.push(prefix + call);
+    }
   return out;
 }
 
