@@ -1,12 +1,13 @@
 /**
  * fast-check arbitraries for requests within a policy: filters with every operator a field allows, literals from
- * the data and near each kind's edges, nested and/or/not, to-one paths and nested any/all; sorts; page sizes.
+ * the data and near each kind's edges, nested and/or/not, to-one paths, nested any/all and relation aggregates
+ * (count, sum, avg, min, max); sorts; page sizes.
  */
 import fc from 'fast-check';
-import type { GenFilter, GenLiteral, GenPath, Spacing, ValueOp } from './filter.ts';
+import type { AggregateFn, GenFilter, GenLiteral, GenPath, Spacing, ValueOp } from './filter.ts';
 import { writeLiteral } from './literals.ts';
-import type { EntitySpec, FieldSpec, RelationSpec } from './model.ts';
-import { poolOf } from './pools.ts';
+import { type EntitySpec, type FieldSpec, fieldOf, type RelationSpec } from './model.ts';
+import { INTEGERS, poolOf } from './pools.ts';
 import type { GenSortTerm } from './sort.ts';
 import { type Collation, type DbModel, type Kind, MODELLED_CHARACTERS, type Value } from './values.ts';
 
@@ -249,6 +250,16 @@ export function filterArb(root: EntitySpec, shape: ShapeOptions): fc.Arbitrary<G
   return nodeArb({ root, variables: [] }, shape, shape.depth, shape.quantifiers);
 }
 
+/** Random filters inside one variable's scope over `entity` (an aggregate's inner filter), without quantifiers. */
+export function innerFilterArb(
+  root: EntitySpec,
+  variable: string,
+  entity: EntitySpec,
+  shape: ShapeOptions,
+): fc.Arbitrary<GenFilter> {
+  return nodeArb({ root, variables: [{ name: variable, entity }] }, shape, Math.min(shape.depth, 1), 0);
+}
+
 function nodeArb(scope: Scope, shape: ShapeOptions, depth: number, quantifiers: number): fc.Arbitrary<GenFilter> {
   const key = `${specId(scope.root)}|${scope.variables.map((v) => `${v.name}:${specId(v.entity)}`).join(',')}|${JSON.stringify(shape)}|${depth}|${quantifiers}`;
   const hit = memo.get(key);
@@ -280,7 +291,12 @@ function nodeArb(scope: Scope, shape: ShapeOptions, depth: number, quantifiers: 
   return out;
 }
 
-/** `<to-many>/count() <op> n`, or with an inner filter `(v: …)` over the related rows (counted as a quantifier). */
+/**
+ * An aggregate compared with a number: `<to-many>/count() <op> n`, or `sum`, `avg`, `min`, `max` of a field the
+ * relation opts in (compared, or tested with `is null`), with or without an inner filter `(v: …)` over the related
+ * rows (counted as a quantifier). Numbers are small or from the integer pool; averages also halves, which no average
+ * of the fixture's integers comes within MariaDB's 4 extra digits of without equalling it.
+ */
 function countArb(
   scope: Scope,
   shape: ShapeOptions,
@@ -290,19 +306,47 @@ function countArb(
   const quantified = quantifierArb(scope, shape, depth, quantifiers);
   if (!quantified) return undefined;
   const ops = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'] as const;
-  return fc
-    .tuple(quantified, fc.boolean(), fc.constantFrom(...ops), fc.integer({ min: 0, max: 3 }))
-    .map(([q, filtered, op, value]) => {
-      if (q.kind !== 'quant') throw new Error('oracle: a quantifier was expected');
-      return {
-        kind: 'count' as const,
-        ...(q.from ? { from: q.from } : {}),
-        hops: q.hops,
-        ...(filtered ? { inner: { variable: q.variable, predicate: q.predicate } } : {}),
-        op,
-        value,
-      };
-    });
+  return quantified.chain((q) => {
+    if (q.kind !== 'quant') throw new Error('oracle: a quantifier was expected');
+    const many = q.hops[q.hops.length - 1]!;
+    const fields = (many.aggregated ?? []).map((name) => fieldOf(many.target(), name));
+    const counted = fc.record({ fn: fc.constant(undefined), field: fc.constant(undefined) });
+    const reduced = fields.length
+      ? fc.record({ fn: fc.constantFrom(...AGGREGATE_FNS), field: fc.constantFrom(...fields) })
+      : undefined;
+    const what: fc.Arbitrary<{ fn: AggregateFn | undefined; field: FieldSpec | undefined }> = reduced
+      ? fc.oneof({ weight: 2, arbitrary: counted }, { weight: 3, arbitrary: reduced })
+      : counted;
+    return fc
+      .tuple(what, fc.boolean(), fc.constantFrom(...ops), fc.nat(9))
+      .chain(([{ fn, field }, filtered, op, nullTest]) =>
+        aggregateValueArb(fn).map((value): GenFilter => {
+          const tested = fn !== undefined && nullTest < 2 ? (nullTest === 0 ? 'null' : 'notnull') : op;
+          return {
+            kind: 'count' as const,
+            ...(q.from ? { from: q.from } : {}),
+            hops: q.hops,
+            ...(fn && field ? { fn, field } : {}),
+            ...(filtered ? { inner: { variable: q.variable, predicate: q.predicate } } : {}),
+            op: tested,
+            value,
+          };
+        }),
+      );
+  });
+}
+
+const AGGREGATE_FNS: readonly AggregateFn[] = ['sum', 'avg', 'min', 'max'];
+
+/** A number to compare an aggregate with: a count 0–3; near the data's values or from the integer pool; halves for avg. */
+function aggregateValueArb(fn: AggregateFn | undefined): fc.Arbitrary<number> {
+  if (fn === undefined) return fc.integer({ min: 0, max: 3 });
+  const whole = fc.oneof(fc.integer({ min: -1, max: 12 }), fc.constantFrom(...INTEGERS));
+  if (fn !== 'avg') return whole;
+  return fc.oneof(
+    whole,
+    fc.integer({ min: -2, max: 24 }).map((n) => n / 2),
+  );
 }
 
 function quantifierArb(

@@ -13,6 +13,8 @@
  *   tenant does not exist.
  * - `<to-one path> is null` (a relation exposed with nullCheck): TRUE when a hop has no existing related row;
  *   `is not null` is its complement. Never UNKNOWN.
+ * - Aggregates (`count()`, `sum`, `avg`, `min`, `max` of a to-many relation's rows): see aggregateValue; a comparison
+ *   with a NULL aggregate is UNKNOWN, `is null` is TRUE or FALSE.
  * - `any`: some existing child makes the predicate TRUE. `all`: no existing child makes it FALSE or UNKNOWN
  *   (so an empty collection satisfies `all`).
  */
@@ -136,32 +138,65 @@ function fold(text: string): string {
   return out;
 }
 
+/** An aggregate as the filter and sort nodes name it: its path, function (count when absent), field, inner filter. */
+export type GenAggregate = Pick<Extract<GenFilter, { kind: 'count' }>, 'from' | 'hops' | 'fn' | 'field' | 'inner'>;
+
 /**
- * `count()`: the existing related rows (none when a to-one hop before them has no existing row), those that make the
- * inner predicate TRUE when there is one, counted and compared; never UNKNOWN (a count is never NULL).
+ * An aggregate's value for a row: the existing related rows (none when a to-one hop before them has no existing
+ * row), those that make the inner predicate TRUE when there is one; `count()` counts them (never NULL), `sum`, `avg`,
+ * `min` and `max` reduce their non-NULL values of the field (NULL when there is none). An average is the double
+ * nearest the exact quotient: two averages of the fixture's integers are either equal fractions (the same double) or
+ * far apart, so comparing doubles orders them as every dialect does.
  */
-function countOf(filter: Extract<GenFilter, { kind: 'count' }>, row: Row, ctx: EvalContext): Truth {
-  const toOne = filter.hops.slice(0, -1);
-  const many = filter.hops[filter.hops.length - 1]!;
-  const owner = follow(startOf(filter.from, row, ctx), toOne, ctx.visibility);
+export function aggregateValue(a: GenAggregate, row: Row, ctx: EvalContext): number | null {
+  const toOne = a.hops.slice(0, -1);
+  const many = a.hops[a.hops.length - 1]!;
+  const owner = follow(startOf(a.from, row, ctx), toOne, ctx.visibility);
   const target = many.target();
   const children = owner
     ? ((owner.row[many.property] ?? []) as readonly Row[]).filter((c) => visible(target, c, ctx.visibility))
     : [];
-  const inner = filter.inner;
-  const counted = inner
+  const inner = a.inner;
+  const kept = inner
     ? children.filter((child) => {
         const variables = new Map(ctx.variables).set(inner.variable, { entity: target, row: child });
         return evaluate(inner.predicate, row, { ...ctx, variables }) === true;
-      }).length
-    : children.length;
+      })
+    : children;
+  if (!a.fn) return kept.length;
+  const property = a.field?.property ?? '';
+  const values = kept.map((c) => c[property]).filter((v): v is number => typeof v === 'number');
+  if (values.length === 0) return null;
+  const sum = values.reduce((x, y) => x + y, 0);
+  switch (a.fn) {
+    case 'sum':
+      return sum;
+    case 'avg':
+      return sum / values.length;
+    case 'min':
+      return Math.min(...values);
+    case 'max':
+      return Math.max(...values);
+    default: {
+      const never: never = a.fn;
+      throw new Error(`oracle: unknown aggregate ${String(never)}`);
+    }
+  }
+}
+
+/** An aggregate compared: `is null` TRUE or FALSE; a comparison with NULL UNKNOWN (so never UNKNOWN for count). */
+function countOf(filter: Extract<GenFilter, { kind: 'count' }>, row: Row, ctx: EvalContext): Truth {
+  const value = aggregateValue(filter, row, ctx);
+  if (filter.op === 'null') return value === null;
+  if (filter.op === 'notnull') return value !== null;
+  if (value === null) return null;
   const results = {
-    eq: counted === filter.value,
-    ne: counted !== filter.value,
-    gt: counted > filter.value,
-    gte: counted >= filter.value,
-    lt: counted < filter.value,
-    lte: counted <= filter.value,
+    eq: value === filter.value,
+    ne: value !== filter.value,
+    gt: value > filter.value,
+    gte: value >= filter.value,
+    lt: value < filter.value,
+    lte: value <= filter.value,
   };
   return results[filter.op];
 }

@@ -44,15 +44,36 @@ export type GenFilter =
       readonly variable: string;
       readonly predicate: GenFilter;
     }
-  /** `<hops>/count(<variable>: <predicate>) <op> <value>`: the related rows (that pass the predicate) counted. */
+  /**
+   * An aggregate of the related rows (those that pass the inner predicate) compared with a number:
+   * `<hops>/count(<variable>: <predicate>) <op> <value>`, or with `fn`, `<hops>/<fn>(<field>, <variable>: …)`, which
+   * may also be tested with `is null` / `is not null` (`op` 'null' / 'notnull', `value` then unused).
+   */
   | {
       readonly kind: 'count';
       readonly from?: string;
       readonly hops: readonly RelationSpec[];
+      readonly fn?: AggregateFn;
+      readonly field?: FieldSpec;
       readonly inner?: { readonly variable: string; readonly predicate: GenFilter };
-      readonly op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte';
+      readonly op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'null' | 'notnull';
       readonly value: number;
     };
+
+/** The aggregates beside `count()`: NULL when no related row has a non-NULL value of the field. */
+export type AggregateFn = 'sum' | 'avg' | 'min' | 'max';
+
+/** Render an aggregate (no comparison): `reviews/count()`, `author/books/avg(price, b: b/title ne 'x')`. */
+export function printAggregate(
+  a: Pick<Extract<GenFilter, { kind: 'count' }>, 'from' | 'hops' | 'fn' | 'field' | 'inner'>,
+  print: (f: GenFilter) => string,
+  ws: () => string = () => ' ',
+): string {
+  const path = [...(a.from ? [a.from] : []), ...a.hops.map((h) => h.name)].join('/');
+  const inner = a.inner ? `${a.inner.variable}:${ws()}${print(a.inner.predicate)}` : '';
+  if (!a.fn) return `${path}/count(${inner})`;
+  return `${path}/${a.fn}(${a.field?.name ?? ''}${inner ? `,${ws()}${inner}` : ''})`;
+}
 
 /** Whitespace used between tokens when printing; any non-empty mix of SPACE, TAB, CR and LF is valid. */
 export type Spacing = readonly string[];
@@ -92,9 +113,10 @@ export function printFilter(filter: GenFilter, spacing: Spacing = [' ']): string
         return `${path}/${f.quantifier}(${f.variable}:${ws()}${print(f.predicate)})`;
       }
       case 'count': {
-        const path = [...(f.from ? [f.from] : []), ...f.hops.map((h) => h.name)].join('/');
-        const inner = f.inner ? `${f.inner.variable}:${ws()}${print(f.inner.predicate)}` : '';
-        return `${path}/count(${inner})${ws()}${f.op}${ws()}${f.value}`;
+        const aggregate = printAggregate(f, print, ws);
+        if (f.op === 'null' || f.op === 'notnull')
+          return `${aggregate}${ws()}is${ws()}${f.op === 'notnull' ? `not${ws()}` : ''}null`;
+        return `${aggregate}${ws()}${f.op}${ws()}${f.value}`;
       }
       default: {
         const never: never = f;

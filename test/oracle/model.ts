@@ -54,6 +54,11 @@ export interface RelationSpec {
    * without parentheses, and the item then carries that key's value (whether or not the related row is visible).
    */
   readonly holdsKey?: boolean;
+  /**
+   * To-many: the target's fields the policy lets `sum`, `avg`, `min` and `max` reduce (`reviews/avg(stars)`);
+   * `count()` is allowed on every to-many relation.
+   */
+  readonly aggregated?: readonly string[];
 }
 
 /** A selectable relation's list options (to-many), as the policy declares them, written out for the reference. */

@@ -3,6 +3,7 @@
  * reference says it must return.
  */
 import fc from 'fast-check';
+import { withAggregateKeys } from './aggregate-sorts.ts';
 import { filterArb, type ShapeOptions, sortArb, spacingArb } from './arbitraries.ts';
 import { printable } from './budget.ts';
 import { evaluate } from './evaluate.ts';
@@ -34,17 +35,19 @@ export function toQueryString(values: Record<string, string>): string {
   return new URLSearchParams(values).toString();
 }
 
-/** Random requests over a root entity. */
+/** Random requests over a root entity; with `sorts.aggregates`, sorts may hold aggregate keys (root lists only). */
 export function requestArb(
   root: EntitySpec,
   shape: ShapeOptions,
   maxOffset: number,
   sortHops = shape.hops,
+  sorts: { readonly aggregates?: boolean } = {},
 ): fc.Arbitrary<GenRequest> {
+  const fieldSorts = sortArb(root, sortHops);
   return fc
     .record({
       filter: fc.option(filterArb(root, shape), { freq: 6, nil: undefined }),
-      sort: sortArb(root, sortHops),
+      sort: sorts.aggregates ? withAggregateKeys(fieldSorts, root, shape) : fieldSorts,
       limit: fc.oneof(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 100 })),
       offset: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat(maxOffset) }),
       spacing: spacingArb,

@@ -2,9 +2,11 @@
  * The reference sorter: the requested keys in order, NULLS LAST in both directions (first where a key says
  * `:nullsfirst`), `:ci` keys compared with A–Z folded, then every primary-key column not already requested,
  * ascending; values ordered as the database orders them (values.ts, DbModel). A key reached through a to-one
- * relation whose row does not exist is NULL (a LEFT JOIN finds nothing).
+ * relation whose row does not exist is NULL (a LEFT JOIN finds nothing). An aggregate key is the aggregate's value:
+ * a count (0 without related rows), or a sum, average, minimum or maximum (NULL without related values).
  */
-import { follow } from './evaluate.ts';
+import { aggregateValue, follow, type GenAggregate } from './evaluate.ts';
+import { printAggregate, printFilter } from './filter.ts';
 import type { EntitySpec, FieldSpec, RelationSpec, Row, Visibility } from './model.ts';
 import { BINARY, compareValues, type DbModel, type Value } from './values.ts';
 
@@ -15,6 +17,12 @@ import { BINARY, compareValues, type DbModel, type Value } from './values.ts';
 export interface GenSortTerm {
   readonly hops: readonly RelationSpec[];
   readonly field: FieldSpec;
+  /**
+   * An aggregate key (`-reviews/count()`, `author/books/avg(price):nullsfirst`): its value is the aggregate's
+   * (evaluate.ts aggregateValue); `hops` are then the aggregate's, ending with the to-many relation, and `field` the
+   * reduced field (for count, an integer field standing for the count).
+   */
+  readonly aggregate?: GenAggregate;
   readonly direction: 'asc' | 'desc';
   readonly ci?: boolean;
   readonly nulls?: 'first' | 'last';
@@ -24,7 +32,9 @@ export interface GenSortTerm {
 export function printSort(terms: readonly GenSortTerm[]): string {
   return terms
     .map((t) => {
-      const path = [...t.hops.map((h) => h.name), t.field.name].join('/');
+      const path = t.aggregate
+        ? printAggregate(t.aggregate, (f) => printFilter(f))
+        : [...t.hops.map((h) => h.name), t.field.name].join('/');
       return `${t.direction === 'desc' ? '-' : ''}${path}${t.ci ? ':ci' : ''}${t.nulls ? `:nulls${t.nulls}` : ''}`;
     })
     .join(',');
@@ -37,6 +47,7 @@ function foldAscii(value: string): string {
 
 /** Read a sort key of a row: NULL when the value is NULL or a hop leads nowhere. */
 export function sortValue(root: EntitySpec, row: Row, term: GenSortTerm, visibility: Visibility): Value {
+  if (term.aggregate) return aggregateValue(term.aggregate, row, { root, visibility, variables: new Map() });
   const end = follow({ entity: root, row }, term.hops, visibility);
   return end ? ((end.row[term.field.property] ?? null) as Value) : null;
 }

@@ -3,8 +3,11 @@
  * owner and inverse, a self-reference; NULLs, empty and large collections, soft-deleted rows, two tenants), random
  * filters with to-one paths and nested any/all, random sorts through to-one relations and random pages give, through
  * createEngine().from(base).list(), exactly the reference's items, order and count, on SQLite and PostgreSQL; and
- * a full cursor walk whose page size changes between pages yields the reference order with no gap or duplicate.
+ * a full cursor walk whose page size changes between pages yields the reference order with no gap or duplicate, and
+ * a walk back from its last page the rows before it.
  * Reviews are sometimes narrowed by a MikroORM filter whose condition reaches through Review.book (`pricedBook`).
+ * Filters compare relation aggregates (count, sum, avg, min, max, with and without an inner filter), and sorts place
+ * up to two aggregate keys among the field keys (`-reviews/count()`, `author/books/avg(price):nullsfirst`).
  */
 import fc from 'fast-check';
 import * as assert from 'uvu/assert';
@@ -19,11 +22,12 @@ import { bookPolicy, bookSpec, generateLibrary, loadLibrary } from '../oracle/li
 import type { Visibility } from '../oracle/model.ts';
 import { expectedRows, type GenRequest, requestArb, requestValues, toQueryString } from '../oracle/request.ts';
 import { type DbModel, dbModelFor } from '../oracle/values.ts';
-import { walkPages } from '../oracle/walk.ts';
+import { walkBackPages, walkPages } from '../oracle/walk.ts';
 
 const LIBRARY = generateLibrary(SEED);
 const RUNS = budget(1000);
 const WALKS = budget(200);
+const BACK = budget(60);
 const SHAPE = { depth: 3, hops: 3, quantifiers: 2 };
 
 interface Case {
@@ -43,7 +47,7 @@ const visibilityArb: fc.Arbitrary<Visibility> = fc
 function caseArb(maxOffset: number, db: DbModel): fc.Arbitrary<Case> {
   return fc
     .record({
-      request: requestArb(bookSpec, { ...SHAPE, ...shapeFor(db) }, maxOffset),
+      request: requestArb(bookSpec, { ...SHAPE, ...shapeFor(db) }, maxOffset, SHAPE.hops, { aggregates: true }),
       visibility: visibilityArb.map((v) => ({ ...v, db })),
     })
     .map((c) =>
@@ -129,6 +133,21 @@ eachDialect(
           `${toQueryString(values)} sizes ${sizes}\n got ${JSON.stringify(got.ids)}\n want ${JSON.stringify(want)}`,
         );
         for (const count of got.counts) assert.is(count, want.length);
+      });
+    });
+
+    test(`${BACK} walks back from the last page cover the rows before it exactly once`, async (ctx) => {
+      const engine = referenceEngine(ctx);
+      const walk = fc.tuple(caseArb(0, db), fc.array(fc.integer({ min: 1, max: 25 }), { minLength: 1, maxLength: 4 }));
+      await check(walk, BACK, async ([{ request, visibility }, sizes]) => {
+        const want = ids(expectedRows(bookSpec, LIBRARY.books, request, visibility));
+        const values = requestValues(request, { offset: false });
+        const forward = await walkPages(scopedFor(engine, ctx, visibility), values, sizes);
+        const last = forward.trail.at(-1)!;
+        if (!last.prevCursor) return;
+        const back = await walkBackPages(scopedFor(engine, ctx, visibility), values, last.prevCursor, sizes);
+        const label = `${toQueryString(values)} sizes ${sizes}`;
+        assert.equal(back.ids, want.slice(0, want.length - last.ids.length), `${label}: rows before the last page`);
       });
     });
   },
