@@ -1,7 +1,7 @@
 import { errorAtPosition, type ListError } from '../errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import type { FacetTerm } from './ast.ts';
-import { isDigit, isIdentPart, isIdentStart, isSpace, showChar, showToken } from './keywords.ts';
+import { identEnd, isDigit, isSpace, showChar, showToken, skipSpace } from './keywords.ts';
 import { type Locator, locatorFor } from './locator.ts';
 
 /**
@@ -73,19 +73,6 @@ function readCount(text: string, loc: Locator, start: number, limits: Limits): {
       loc.position(start),
     );
   return { value: Number(digits), end };
-}
-
-function identEnd(text: string, start: number): number {
-  if (!isIdentStart(text.charCodeAt(start))) return start;
-  let j = start + 1;
-  while (isIdentPart(text.charCodeAt(j))) j++;
-  return j;
-}
-
-function skipSpace(text: string, start: number): number {
-  let i = start;
-  while (isSpace(text.charCodeAt(i))) i++;
-  return i;
 }
 
 /** Build an `invalid_parameter` error for facets, naming what was found at `index`. */

@@ -206,16 +206,16 @@ function aggregateCall(start: number, path: Path): AggregateCall {
       if (text.charCodeAt(pos) !== 0x2c) throw GIVE_UP;
       token(pos + 1);
       skipSpace();
-      filter = aggregateFilter();
+      filter = scopedPredicate();
     }
-  } else if (text.charCodeAt(pos) !== 0x29) filter = aggregateFilter();
+  } else if (text.charCodeAt(pos) !== 0x29) filter = scopedPredicate();
   closeParen();
   const call: AggregateCall = { function: fn, path, ...(field ? { field } : {}), span: loc.span(start, pos) };
   return filter ? { ...call, ...filter } : call;
 }
 
-// aggregateFilter = ident ":" rsp disjunction sp
-function aggregateFilter(): { variable: Ident; predicate: FilterNode } {
+// ident ":" rsp disjunction sp: the scoped predicate of a quantifier and of an aggregate's inner filter
+function scopedPredicate(): { variable: Ident; predicate: FilterNode } {
   if (scopes.length >= limits.maxQuantifierDepth) throw GIVE_UP;
   const variable = ident();
   if (scopes.includes(variable.name) || text.charCodeAt(pos) !== 0x3a) throw GIVE_UP;
@@ -239,15 +239,7 @@ function quantifier(start: number, path: Path): FilterNode {
   openParen();
   countNode();
   enterLevel();
-  if (scopes.length >= limits.maxQuantifierDepth) throw GIVE_UP;
-  const variable = ident();
-  if (scopes.includes(variable.name) || text.charCodeAt(pos) !== 0x3a) throw GIVE_UP;
-  token(pos + 1);
-  requireSpace();
-  scopes.push(variable.name);
-  const predicate = disjunction();
-  scopes.pop();
-  skipSpace();
+  const { variable, predicate } = scopedPredicate();
   closeParen();
   nesting--;
   return { kind: 'quantifier', quantifier: word, path, variable, predicate, span: loc.span(start, pos) };

@@ -2,7 +2,7 @@ import { errorAtPosition, type ListError } from '../errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import type { FieldSelection, Ident } from './ast.ts';
 import { withHint } from './habits.ts';
-import { isIdentPart, isIdentStart, isSpace, showChar, showToken } from './keywords.ts';
+import { isIdentPart, isIdentStart, isSpace, showChar, showToken, skipSpace } from './keywords.ts';
 import { type Locator, locatorFor } from './locator.ts';
 
 /** One level of parentheses being read: its entries so far and their output keys. */
@@ -208,12 +208,6 @@ function pathHint(text: string, slash: number): string | undefined {
   while (isIdentPart(text.charCodeAt(end))) end++;
   if (start === slash || end === slash + 1) return undefined;
   return `write ${showToken(`${text.slice(start, slash)}(${text.slice(slash + 1, end)})`)}`;
-}
-
-function skipSpace(text: string, start: number): number {
-  let i = start;
-  while (isSpace(text.charCodeAt(i))) i++;
-  return i;
 }
 
 function invalidAt(loc: Locator, index: number, message: string): ListError {

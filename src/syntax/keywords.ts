@@ -61,6 +61,21 @@ export function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
 }
 
+/** The end of the name starting at `start` in `text` (`start` itself when no name starts there). */
+export function identEnd(text: string, start: number): number {
+  if (!isIdentStart(text.charCodeAt(start))) return start;
+  let j = start + 1;
+  while (isIdentPart(text.charCodeAt(j))) j++;
+  return j;
+}
+
+/** The first index at or after `start` that is not grammar whitespace. */
+export function skipSpace(text: string, start: number): number {
+  let i = start;
+  while (isSpace(text.charCodeAt(i))) i++;
+  return i;
+}
+
 /** Render one character for an error message: printable ones as is, others as U+XXXX. */
 export function showChar(text: string, index: number): string {
   const cp = text.codePointAt(index) ?? 0;

@@ -3,7 +3,7 @@ import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import type { AggregateCall, Ident, Path, SortTerm } from './ast.ts';
 import { aggregateText } from './filter-text.ts';
 import { sortDirectionHint, withHint } from './habits.ts';
-import { AGGREGATE_FUNCTIONS, isIdentPart, isIdentStart, isSpace, KEYWORDS, showChar, showToken } from './keywords.ts';
+import { AGGREGATE_FUNCTIONS, identEnd, isSpace, KEYWORDS, showChar, showToken, skipSpace } from './keywords.ts';
 import { type Locator, locatorFor } from './locator.ts';
 import { parseSortAggregate } from './sort-aggregate.ts';
 
@@ -152,19 +152,6 @@ export function sortTermText(term: SortTerm): string {
   const path = term.aggregate ? aggregateText(term.aggregate) : term.path.segments.map((s) => s.name).join('/');
   const nulls = term.nulls ? `:nulls${term.nulls}` : '';
   return `${term.direction === 'desc' ? '-' : ''}${path}${term.caseInsensitive ? ':ci' : ''}${nulls}`;
-}
-
-function identEnd(text: string, start: number): number {
-  if (!isIdentStart(text.charCodeAt(start))) return start;
-  let j = start + 1;
-  while (isIdentPart(text.charCodeAt(j))) j++;
-  return j;
-}
-
-function skipSpace(text: string, start: number): number {
-  let i = start;
-  while (isSpace(text.charCodeAt(i))) i++;
-  return i;
 }
 
 /** Build an `invalid_parameter` error for sort, naming what was found at `index` when that helps. */
