@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { BoundSchema } from '../bind/types.ts';
+import { dialectFor } from '../dialect/index.ts';
 import type { ParsedQuery } from '../syntax/ast.ts';
 import { type Admission, admitted } from './admission.ts';
 import { admissionFor } from './admission-settings.ts';
@@ -8,6 +9,7 @@ import type { EngineSettings, ListContext } from './config.ts';
 import type { Page } from './page/list-page.ts';
 import type { Scope } from './scope.ts';
 import type { Item } from './serialize.ts';
+import { treeLanes } from './tree/index.ts';
 import { itemsOf } from './walk/items.ts';
 import { type IterateOptions, itemsPageSize, iterateItems, iteratePages, readsAhead } from './walk/iterate.ts';
 
@@ -35,6 +37,9 @@ export function engineAdmission<C extends ListContext>(
   bound: BoundSchema,
 ): EngineAdmission<C> {
   const admission = admissionFor(em, option);
+  // Nested levels run side by side on PostgreSQL and MariaDB: a request takes a slot per connection they hold.
+  const sqlite = dialectFor(em.getPlatform()).name === 'sqlite';
+  const lanes = (parsed: ParsedQuery) => treeLanes(parsed.fields, sqlite);
   // A walk's page: its pageSize, else the request's limit, else items()' default (itemsPageSize) or pages()' maxLimit.
   const walk = (
     scope: Scope<C>,
@@ -52,12 +57,13 @@ export function engineAdmission<C extends ListContext>(
         return weighRequest(settings, bound, parsed, rows);
       },
       (again) => iteratePages(scope, again, ctx ?? ({} as C), options, items ? itemsPageSize : undefined),
+      lanes,
     );
   return Object.freeze({
     admission,
     run: <T>(parsed: ParsedQuery, ctx: C | undefined, work: (parsed: ParsedQuery) => Promise<T>) =>
       admission
-        ? admitted(admission, weighRequest(settings, bound, parsed), ctx?.signal, () => work(parsed))
+        ? admitted(admission, weighRequest(settings, bound, parsed), ctx?.signal, () => work(parsed), lanes(parsed))
         : work(parsed),
     pages: (scope: Scope<C>, parse: () => ParsedQuery, ctx: C | undefined, options: IterateOptions = {}) =>
       admission ? walk(scope, parse, ctx, options, false) : iteratePages(scope, parse, ctx ?? ({} as C), options),
@@ -79,14 +85,16 @@ async function* admittedPages(
   parse: () => ParsedQuery,
   weigh: (parsed: ParsedQuery) => number | undefined,
   open: (parse: () => ParsedQuery) => AsyncGenerator<Page, void, undefined>,
+  slots: (parsed: ParsedQuery) => number,
 ): AsyncGenerator<Page, void, undefined> {
   const parsed = parse();
+  const held = slots(parsed);
   // A walk refuses `offset` before any statement: let it say so rather than wait for a turn first.
   const weight = parsed.offset === undefined ? weigh(parsed) : undefined;
   const pages = open(() => parsed);
   try {
     for (;;) {
-      const release = weight === undefined ? undefined : await admission.enter(weight, signal);
+      const release = weight === undefined ? undefined : await admission.enter(weight, signal, held);
       let step: IteratorResult<Page, void>;
       try {
         step = await pages.next();

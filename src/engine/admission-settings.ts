@@ -10,7 +10,9 @@ import { type Admission, type AdmissionSettings, createAdmission } from './admis
 export interface AdmissionOptions {
   /**
    * Expensive requests that may run at once (default: half the connections reads use, at least 1: the pool, or the
-   * read replicas' pools together), so that the rest stays free for cheap ones. A GraphQL document takes one slot per list field it runs side by side, up to this number.
+   * read replicas' pools together), so that the rest stays free for cheap ones. A GraphQL document takes one slot per
+   * list field it runs side by side, and a request with nested selections one per nested level it runs side by side
+   * on PostgreSQL or MariaDB (at most 4), up to this number.
    */
   readonly maxExpensive?: number | undefined;
   /**

@@ -80,7 +80,8 @@ export function createAdmission(settings: AdmissionSettings, clock: AdmissionClo
 }
 
 /**
- * Run `work` inside a turn of `admission` for a request of `weight`: released when it settles, whatever the outcome.
+ * Run `work` inside a turn of `admission` for a request of `weight` holding up to `slots` connections at once (its
+ * nested levels side by side): released when it settles, whatever the outcome.
  * Without an admission, or without a weight (a request its own checks will refuse before any statement), it runs
  * at once.
  */
@@ -89,9 +90,10 @@ export async function admitted<T>(
   weight: number | undefined,
   signal: AbortSignal | undefined,
   work: () => Promise<T>,
+  slots = 1,
 ): Promise<T> {
   if (admission === undefined || weight === undefined) return work();
-  const release = await admission.enter(weight, signal);
+  const release = await admission.enter(weight, signal, slots);
   try {
     return await work();
   } finally {

@@ -5,7 +5,7 @@ import { dropKeys, takeKeys } from '../../keyset/key-columns.ts';
 import { nestedCursorAfter, nestedCursorBefore } from '../../keyset/nested-cursor.ts';
 import type { Item } from '../serialize.ts';
 import type { TreeList } from './check.ts';
-import { linkAlias, parentAlias, takeKeyColumns } from './link.ts';
+import { keyIdentity, linkAlias, parentAlias, takeKeyColumns } from './link.ts';
 import type { PlannedLevel } from './plan.ts';
 import { BACK_RANK, RANK } from './window.ts';
 
@@ -39,9 +39,9 @@ export interface NestedPage {
 /** A level's row with listql's columns taken out: whose it is, and the link values its own children need. */
 export interface LevelRow {
   readonly row: Row;
-  /** The parent's key values, and the same as one string (JSON) to group by. */
+  /** The parent's key values, and their identity to group by (keyIdentity). */
   readonly parent: readonly CursorValue[];
-  readonly parentKey: string;
+  readonly parentKey: unknown;
   readonly links: readonly CursorValue[];
 }
 
@@ -51,7 +51,7 @@ export function levelRow(row: Row, level: PlannedLevel): LevelRow {
   const links = takeKeyColumns(row, level.links, linkAlias);
   delete row[RANK];
   delete row[BACK_RANK];
-  return { row, parent, parentKey: JSON.stringify(parent), links };
+  return { row, parent, parentKey: keyIdentity(parent), links };
 }
 
 /** One parent's page of rows, cut from the rows its statement read, with the page's facts but not yet its items. */
@@ -121,13 +121,13 @@ export function nestedPage(
   return page;
 }
 
-/** Read a level's grouped count rows: each parent's count by its key string. */
-export function countsOf(rows: readonly Row[], level: PlannedLevel): Map<string, number> {
-  const counts = new Map<string, number>();
+/** Read a level's grouped count rows: each parent's count by its key's identity (keyIdentity). */
+export function countsOf(rows: readonly Row[], level: PlannedLevel): Map<unknown, number> {
+  const counts = new Map<unknown, number>();
   for (const row of rows) {
     const parent = takeKeyColumns(row, level.link.inner, parentAlias);
     // PostgreSQL answers counts as strings (bigint).
-    counts.set(JSON.stringify(parent), Number(row.lq_count ?? 0));
+    counts.set(keyIdentity(parent), Number(row.lq_count ?? 0));
   }
   return counts;
 }

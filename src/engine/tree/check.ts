@@ -121,11 +121,7 @@ function checkList(
   if (!list) throw new Error(`listql: the to-many selection ${selection.path} carries no list parameters`);
   const derived = cursorPlanFor(target, list.sort, () => effectiveSort(target.bound, list.sort, pathAlias));
   const plan = sealedPlan(derived, ctx.seal);
-  const cursor = nestedCursorPlan(plan, link.outer, {
-    parentEntity: parent.bound.meta.className,
-    relation: relation.property,
-    path: selection.path,
-  });
+  const cursor = sealedCursor(unsealedCursor(derived, link, parent.bound.meta.className, selection), ctx.seal);
   const decoded = list.cursor === undefined ? undefined : decodeNestedCursor(list.cursor, cursor, ctx.maxCursorBytes);
   const backward = ctx.backwardLists?.has(selection.path) === true;
   // A list read backward as a whole takes a cursor's keys as the position to read before, whatever its token says.
@@ -143,4 +139,41 @@ function checkList(
 /** A stand-in alias per relation path (the planner names the real joins later): same keys, same order. */
 function pathAlias(relations: readonly BoundRelation[]): string {
   return `path:${relations.map((r) => r.property).join('/')}`;
+}
+
+/**
+ * The nested cursor plans of each derived sort plan (which cursorPlanFor keeps per target and sort), by the list's
+ * parent entity, relation and path: their signatures are hashed once, not on every request.
+ */
+const cursorPlans = new WeakMap<CursorPlan, Map<string, NestedCursorPlan>>();
+
+function unsealedCursor(
+  derived: CursorPlan,
+  link: LevelLink,
+  parentEntity: string,
+  selection: ResolvedSelection,
+): NestedCursorPlan {
+  let known = cursorPlans.get(derived);
+  if (!known) {
+    known = new Map();
+    cursorPlans.set(derived, known);
+  }
+  const relation = selection.relation.property;
+  const name = JSON.stringify([
+    parentEntity,
+    relation,
+    selection.path,
+    link.outer.map((k) => [k.sort.column, k.spec.type]),
+  ]);
+  let plan = known.get(name);
+  if (!plan) {
+    plan = nestedCursorPlan(derived, link.outer, { parentEntity, relation, path: selection.path });
+    known.set(name, plan);
+  }
+  return plan;
+}
+
+/** A nested cursor plan with the request's seal, as nestedCursorPlan() gives it for a sealed level plan. */
+function sealedCursor(plan: NestedCursorPlan, seal: CursorSeal | undefined): NestedCursorPlan {
+  return seal === undefined ? plan : { ...plan, combined: { ...plan.combined, seal } };
 }

@@ -9,6 +9,7 @@ import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { CursorKey } from '../../keyset/cursor-plan.ts';
 import type { CursorSeal } from '../../keyset/cursor-seal.ts';
 import type { AnyQueryBuilder } from '../../plan/plan-query.ts';
+import type { FieldSelection } from '../../syntax/ast.ts';
 import type { ListContext } from '../config.ts';
 import { type ExplainedLevel, explainStatement } from '../describe/explain.ts';
 import type { Scope } from '../scope.ts';
@@ -16,7 +17,7 @@ import type { Item } from '../serialize.ts';
 import { checkLevels } from './check.ts';
 import { linkAlias, selectKeyColumns, takeKeyColumns } from './link.ts';
 import { type PlannedLevel, planLevels } from './plan.ts';
-import { runLevels, type TreeRun } from './run.ts';
+import { Lanes, runLevels, type TreeRun } from './run.ts';
 import { explainedLevel } from './statement.ts';
 
 export { NESTED_CURSORS, type NestedPage, type NestedPageInfo } from './attach.ts';
@@ -56,18 +57,54 @@ export function takeTreeLinks(row: Record<string, unknown>, tree: Tree): CursorV
   return takeKeyColumns(row, tree.links, linkAlias);
 }
 
-/** Run every level under the top page's items (`links[i]` are the link values of `items[i]`'s row). */
+/**
+ * Run every level under the top page's items (`links[i]` are the link values of `items[i]`'s row). Sibling levels
+ * run side by side (up to treeLanes() statements at once, each on its own pooled connection) where the database
+ * serves statements at once and no transaction holds the request to one connection; else one after another.
+ */
 export async function fillTree(
   run: TreeRun,
   tree: Tree,
   items: readonly Item[],
   links: readonly (readonly CursorValue[])[],
 ): Promise<void> {
+  const first = tree.levels[0];
+  const shared = run.connection !== undefined && first !== undefined && first.target.dialect.name !== 'sqlite';
   await runLevels(
     run,
     tree.levels,
     items.map((item, i) => ({ item, links: links[i] ?? [] })),
+    shared ? new Lanes(widest(tree.levels)) : undefined,
   );
+}
+
+/** The most statements one request's nested levels send at once, whatever the tree (PostgreSQL, MariaDB). */
+export const MAX_LANES = 4;
+
+/** The lanes a tree's levels take: its widest set of sibling levels, at most MAX_LANES. */
+function widest(levels: readonly PlannedLevel[]): number {
+  let most = levels.length;
+  for (const level of levels) most = Math.max(most, widest(level.children));
+  return Math.min(MAX_LANES, most);
+}
+
+/**
+ * The connections a parsed request's nested levels may hold at once (its widest set of sibling selections, at most
+ * MAX_LANES; 1 without nested selections): what admission gives it as slots. `sqlite`: levels never overlap there.
+ */
+export function treeLanes(fields: readonly FieldSelection[] | undefined, sqlite: boolean): number {
+  if (sqlite || !fields) return 1;
+  const width = (selections: readonly FieldSelection[]): number => {
+    let nested = 0;
+    let most = 1;
+    for (const field of selections)
+      if (field.children) {
+        nested++;
+        most = Math.max(most, width(field.children));
+      }
+    return Math.max(most, nested);
+  };
+  return Math.min(MAX_LANES, width(fields));
 }
 
 /** Build every level's statements in the order a fetch sends them (each level, then its children), running none. */

@@ -34,14 +34,36 @@ export const PIVOT_ALIAS = 'lq_j';
 
 const NO_SPAN = { offset: 0, line: 1, column: 1, end: 0 };
 
+/** Column aliases by index, built once: a row's key columns are read by them for every row. */
+const aliases = (prefix: string) => {
+  const known: string[] = [];
+  return (index: number): string => {
+    let name = known[index];
+    if (name === undefined) {
+      name = `${prefix}${index}`;
+      known[index] = name;
+    }
+    return name;
+  };
+};
+
 /** The alias of the n-th parent link column a row carries for its nested levels. */
-export function linkAlias(index: number): string {
-  return `lq_l${index}`;
-}
+export const linkAlias: (index: number) => string = aliases('lq_l');
 
 /** The alias of the n-th parent key column a nested level's row carries (the parent it belongs to). */
-export function parentAlias(index: number): string {
-  return `lq_p${index}`;
+export const parentAlias: (index: number) => string = aliases('lq_p');
+
+/**
+ * A value that is the same for two parent keys exactly when they hold the same values: a one-column key's value
+ * itself when it is a string or a number (a Map tells 1 from '1', as JSON does), else the key's JSON. A level's keys
+ * all have the same width, so the two forms never meet in one map.
+ */
+export function keyIdentity(values: readonly CursorValue[]): unknown {
+  if (values.length === 1) {
+    const value = values[0];
+    if (typeof value === 'number' || typeof value === 'string') return value;
+  }
+  return JSON.stringify(values);
 }
 
 const contexts = new WeakMap<BoundSchema, KeyContext>();

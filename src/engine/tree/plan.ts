@@ -61,7 +61,8 @@ async function planLevel<C extends ListContext>(scope: Scope<C>, level: TreeLeve
   const children = await planLevels(scope, level.children);
   const filters = relationFilterOptions(level.selection.relation.prop, scope.filters);
   const { bound } = level.target;
-  const shape = await levelShape(em, level, filters);
+  // `compileStatements: false` plans every level afresh, as it does the top level.
+  const shape = scope.settings.compileStatements ? await levelShape(em, level, filters) : undefined;
   let planned: Promise<PlannedQueries> | undefined;
   const plan = () => {
     planned ??= planQueries(scope, level, filters);

@@ -12,7 +12,7 @@ import {
   nestedPage,
 } from './attach.ts';
 import type { TreeList } from './check.ts';
-import { keyAt } from './link.ts';
+import { keyAt, keyIdentity } from './link.ts';
 import type { PlannedLevel } from './plan.ts';
 import { fetchLevelCounts, fetchLevelRows, type StatementSite } from './statement.ts';
 import { identityOf, writeLevelItems } from './writers.ts';
@@ -24,6 +24,40 @@ export interface TreeRun extends StatementSite {
   /** Put the cursor after every nested item under NESTED_CURSORS (GraphQL edges). */
   readonly cursors: boolean;
 }
+
+/**
+ * How many of a fetch's level statements may be in flight at once: sibling levels (and their children) run side by
+ * side on separate pooled connections up to this many; with 1 they run one after another.
+ */
+export class Lanes {
+  readonly #size: number;
+  #busy = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.#size = Math.max(1, size);
+  }
+
+  /** Whether levels may overlap at all. */
+  get parallel(): boolean {
+    return this.#size > 1;
+  }
+
+  /** Run `work` in a free lane, waiting for one first. */
+  async hold<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#busy >= this.#size) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else this.#busy++;
+    try {
+      return await work();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#busy--;
+    }
+  }
+}
+
+const ONE_LANE = new Lanes(1);
 
 /** A parent row of a level: the item its nested results go into, and the link values its row carried. */
 export interface TreeParent {
@@ -41,36 +75,61 @@ export async function runLevels(
   run: TreeRun,
   levels: readonly PlannedLevel[],
   parents: readonly TreeParent[],
+  lanes: Lanes = ONE_LANE,
 ): Promise<void> {
   if (parents.length === 0) return;
-  for (const level of levels) await runLevel(run, level, parents);
+  if (!lanes.parallel || levels.length < 2) {
+    for (const level of levels) await runLevel(run, level, parents, lanes);
+    return;
+  }
+  // Side by side; every level settles before the first failure (in level order) is thrown, so none outlives the fetch.
+  // Each item gets its levels' keys first, in level order, so its keys come in the order a sequential run gives.
+  for (const { item } of parents) for (const level of levels) item[level.selection.key] = null;
+  const settled = await Promise.allSettled(levels.map((level) => runLevel(run, level, parents, lanes)));
+  for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
 }
 
 /** A level's parents' keys (null: no related row to look for), the distinct ones, and the rows read for them. */
 interface LevelRead {
   readonly keys: readonly (readonly CursorValue[] | null)[];
-  readonly wanted: ReadonlyMap<string, readonly CursorValue[]>;
-  /** The rows of each parent, by its key string, in the order the statement returned them. */
-  readonly groups: ReadonlyMap<string, LevelRow[]>;
-  readonly counts: ReadonlyMap<string, number> | undefined;
+  /** The distinct keys by their identity (keyIdentity), and each parent's identity (undefined: no key). */
+  readonly wanted: ReadonlyMap<unknown, readonly CursorValue[]>;
+  readonly identities: readonly unknown[];
+  /** The rows of each parent, by its key's identity, in the order the statement returned them. */
+  readonly groups: ReadonlyMap<unknown, LevelRow[]>;
+  readonly counts: ReadonlyMap<unknown, number> | undefined;
 }
 
-async function runLevel(run: TreeRun, level: PlannedLevel, parents: readonly TreeParent[]): Promise<void> {
+async function runLevel(
+  run: TreeRun,
+  level: PlannedLevel,
+  parents: readonly TreeParent[],
+  lanes: Lanes,
+): Promise<void> {
   const keys = parents.map((p) => keyAt(p.links, level.from));
-  const wanted = new Map<string, readonly CursorValue[]>();
-  for (const key of keys) if (key) wanted.set(JSON.stringify(key), key);
+  const wanted = new Map<unknown, readonly CursorValue[]>();
+  const identities = keys.map((key) => {
+    if (!key) return undefined;
+    const identity = keyIdentity(key);
+    wanted.set(identity, key);
+    return identity;
+  });
   const parentKeys = [...wanted.values()];
-  const rows = (await fetchLevelRows(run, level, parentKeys)).map((row) => levelRow(row, level));
-  const counts = level.list?.list.count ? countsOf(await fetchLevelCounts(run, level, parentKeys), level) : undefined;
-  const groups = new Map<string, LevelRow[]>();
+  const { found, counted } = await lanes.hold(async () => ({
+    found: await fetchLevelRows(run, level, parentKeys),
+    counted: level.list?.list.count ? await fetchLevelCounts(run, level, parentKeys) : undefined,
+  }));
+  const rows = found.map((row) => levelRow(row, level));
+  const counts = counted && countsOf(counted, level);
+  const groups = new Map<unknown, LevelRow[]>();
   for (const row of rows) {
     const group = groups.get(row.parentKey);
     if (group) group.push(row);
     else groups.set(row.parentKey, [row]);
   }
-  const read: LevelRead = { keys, wanted, groups, counts };
-  if (level.list) await attachPages(run, level, level.list, parents, read);
-  else await attachObjects(run, level, parents, read);
+  const read: LevelRead = { keys, wanted, identities, groups, counts };
+  if (level.list) await attachPages(run, level, level.list, parents, read, lanes);
+  else await attachObjects(run, level, parents, read, lanes);
 }
 
 /** To-one: each parent's object (the first row of its key, by primary key), or null when missing or filtered out. */
@@ -79,13 +138,14 @@ async function attachObjects(
   level: PlannedLevel,
   parents: readonly TreeParent[],
   read: LevelRead,
+  lanes: Lanes,
 ): Promise<void> {
-  const chosen = new Map<string, LevelRow>();
+  const chosen = new Map<unknown, LevelRow>();
   for (const [parent, group] of read.groups) chosen.set(parent, group[0]!);
-  const { itemOf, place } = await writeAndDescend(run, level, [...chosen.values()]);
+  const { itemOf, place } = await writeAndDescend(run, level, [...chosen.values()], lanes);
   parents.forEach((p, i) => {
-    const key = read.keys[i];
-    const row = key ? chosen.get(JSON.stringify(key)) : undefined;
+    const identity = read.identities[i];
+    const row = identity === undefined ? undefined : chosen.get(identity);
     p.item[level.selection.key] = row ? place(itemOf(row)) : null;
   });
 }
@@ -97,18 +157,19 @@ async function attachPages(
   list: TreeList,
   parents: readonly TreeParent[],
   read: LevelRead,
+  lanes: Lanes,
 ): Promise<void> {
-  const cuts = new Map<string, CutPage>();
+  const cuts = new Map<unknown, CutPage>();
   for (const [parent, values] of read.wanted)
     cuts.set(parent, cutPage(list, level.keys, values, read.groups.get(parent) ?? [], run.cursors));
   const { itemOf, place } = await writeAndDescend(
     run,
     level,
     [...cuts.values()].flatMap((cut) => cut.rows),
+    lanes,
   );
   parents.forEach((p, i) => {
-    const key = read.keys[i];
-    const parent = key ? JSON.stringify(key) : undefined;
+    const parent = read.identities[i];
     const cut = parent === undefined ? undefined : cuts.get(parent);
     const items = (cut?.rows ?? []).map((row) => place(itemOf(row)));
     const count = read.counts && (parent === undefined ? 0 : (read.counts.get(parent) ?? 0));
@@ -125,9 +186,10 @@ async function writeAndDescend(
   run: TreeRun,
   level: PlannedLevel,
   rows: readonly LevelRow[],
+  lanes: Lanes,
 ): Promise<{ itemOf: (row: LevelRow) => Item; place: (item: Item) => Item }> {
   const { bound } = level.target;
-  const index = new Map<string, number>();
+  const index = new Map<unknown, number>();
   const unique: LevelRow[] = [];
   const at = new Map<LevelRow, number>();
   for (const row of rows) {
@@ -150,6 +212,7 @@ async function writeAndDescend(
     run,
     level.children,
     unique.map((r, i) => ({ item: items[i]!, links: r.links })),
+    lanes,
   );
   const used = new Set<Item>();
   return {

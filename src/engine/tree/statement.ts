@@ -4,7 +4,7 @@ import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import { useConnection } from '../../orm/connection.ts';
 import { entityManagerOf, subQueryBuilder } from '../../orm/query-builder.ts';
 import type { AnyQueryBuilder } from '../../plan/plan-query.ts';
-import { runAbortable } from '../abort.ts';
+import { runAbortable, throwIfAborted } from '../abort.ts';
 import { executeOwned } from '../execute.ts';
 import type { Row } from './attach.ts';
 import { compiledStatement } from './compiled.ts';
@@ -101,7 +101,7 @@ export async function fetchLevelRows(
   const alias = level.list ? OUTER_ALIAS : LEVEL_ALIAS;
   const rows: Row[] = [];
   for (const part of parentChunks(level, parents))
-    rows.push(...(await run(site, await statementFor(level, 'data', alias, part, build))));
+    rows.push(...(await run(site, await statementFor(level, 'data', alias, part, build), level.target.dialect)));
   return rows;
 }
 
@@ -123,7 +123,7 @@ export async function fetchLevelCounts(
   };
   const rows: Row[] = [];
   for (const part of parentChunks(level, parents))
-    rows.push(...(await run(site, await statementFor(level, 'count', LEVEL_ALIAS, part, build))));
+    rows.push(...(await run(site, await statementFor(level, 'count', LEVEL_ALIAS, part, build), level.target.dialect)));
   return rows;
 }
 
@@ -157,8 +157,20 @@ export async function explainedLevel(
   };
 }
 
-/** Run one statement of a level on the top page's connection, under the request's guard; an abort stops it first. */
-function run(site: StatementSite, qb: AnyQueryBuilder): Promise<Row[]> {
+/**
+ * Run one statement of a level on the top page's connection, under the request's guard; an abort stops it first.
+ * SQLite's executor turns the event loop and checks the guard's signal before each guarded statement itself, so
+ * there the loop is not turned twice; a failure after an abort is the abort's error either way.
+ */
+async function run(site: StatementSite, qb: AnyQueryBuilder, dialect: Dialect): Promise<Row[]> {
   if (site.connection) useConnection(qb, site.connection);
-  return runAbortable(site.guard.signal, () => executeOwned<Row>(qb, site.guard));
+  const { signal } = site.guard;
+  if (dialect.name !== 'sqlite') return runAbortable(signal, () => executeOwned<Row>(qb, site.guard));
+  throwIfAborted(signal);
+  try {
+    return await executeOwned<Row>(qb, site.guard);
+  } catch (err) {
+    throwIfAborted(signal);
+    throw err;
+  }
 }

@@ -39,8 +39,15 @@ export function writeLevelItems(
   return projectItems(items, itemKeys(target, fields));
 }
 
-/** A string that is equal for two rows exactly when they hold the same primary key. */
-export function identityOf(row: Item, meta: EntityMetadata): string {
+/**
+ * A value that is equal (as a Map key) for two rows exactly when they hold the same primary key: a single key's value
+ * itself when it is a string or a number (a Map tells 1 from '1'), else the key's JSON (bigints marked).
+ */
+export function identityOf(row: Item, meta: EntityMetadata): unknown {
+  if (meta.primaryKeys.length === 1) {
+    const value = row[meta.primaryKeys[0]!];
+    if (typeof value === 'number' || typeof value === 'string') return value;
+  }
   return JSON.stringify(
     meta.primaryKeys.map((name) => row[name]),
     (_, value) => (typeof value === 'bigint' ? `${value}n` : value),
