@@ -6,17 +6,19 @@
  * absent). The request: a page of 20 books filtered on price and year, sorted by a nullable rating then id: page 1,
  * page 50 (by cursor, each side following its own cursors) and page 1 with the total count. One client, interleaved
  * rounds: each round runs the six sides in a rotating order, and each ratio is the median of the per-round ratios.
- * Node's fetch spends more on a POST with a body than on a GET (about 0.1 ms more per request on a 2-core machine,
- * whatever the server does), which the GraphQL sides pay and REST does not: the GET line shows listql's GraphQL
- * server work beside REST's without it.
+ * The client is `node:http` with one keep-alive agent, the same way for every side (a GET for the hand-written
+ * statement and REST, a POST of a JSON body for the GraphQL sides and PostGraphile): Node's `fetch` spends about
+ * 0.1 ms more on a POST with a body than on a GET whatever the server does, which would tilt the comparison against
+ * every GraphQL side; `BENCH_CLIENT=fetch` measures with `fetch` instead. The GET line shows listql's GraphQL server
+ * work beside REST's with the same method.
  *
  * NULLs: listql sorts NULL ratings last and its cursor predicate continues into them (`… or rating is null`);
  * PostGraphile sorts `rating asc` (NULLs last too) but continues with a row comparison `(rating, id) > (…)`, which is
  * never true for a NULL rating, so a walk past the last rated book silently ends without the unrated ones. Page 50
  * lies well before them, so the answers compared here agree; a full walk would not.
  *
- * Run alone with `npx --no-install node bench/flat-peers.ts` (FLAT_BOOKS, default 100,000; FLAT_ROUNDS, default 200),
- * or as part of `npm run bench` (BENCH_ROWS / 10 books).
+ * Run alone with `npx --no-install node bench/flat-peers.ts` (FLAT_BOOKS, default 100,000; FLAT_ROUNDS, default 200;
+ * BENCH_CLIENT, `http` by default or `fetch`), or as part of `npm run bench` (BENCH_ROWS / 10 books).
  */
 import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -33,6 +35,7 @@ import { writeJSONText } from '../src/http/errors.ts';
 import { abortOnClose, runList } from '../src/http/handler.ts';
 import { filterable, schema, sortable } from '../src/policy/index.ts';
 import { openDatabase } from '../test/helpers/db.ts';
+import { closeClient, type Reply, send } from './http-client.ts';
 import { fmt, noise, type Sample, summarize, type Target, verdict } from './stats.ts';
 
 export class FlatBook {
@@ -113,15 +116,15 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
 const origin = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
-async function postJSON(url: string, body: unknown): Promise<any> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const json = (await res.json()) as { data?: any; errors?: unknown };
+/** The `data` of a GraphQL answer; throws its errors. */
+function dataOf(reply: Reply): any {
+  const json = reply.body as { data?: any; errors?: unknown };
   if (json.errors || !json.data) throw new Error(JSON.stringify(json.errors));
   return json.data;
+}
+
+async function postJSON(url: string, body: unknown): Promise<any> {
+  return dataOf(await send(url, body));
 }
 
 /** listql REST (`/books?…`) and GraphQL (`/graphql`) of one engine on one server, as tree.ts serves them. */
@@ -157,10 +160,10 @@ export async function serveListql(
   });
   const base = origin(server);
   const rest: Ask = async (after, count) => {
-    const res = await fetch(
+    const res = await send(
       `${base}/books?${REST_QUERY}${after ? `&cursor=${encodeURIComponent(after)}` : ''}${count ? '&count=true' : ''}`,
     );
-    const body = (await res.json()) as { items: { id: number }[]; page: { nextCursor?: string; count?: number } };
+    const body = res.body as { items: { id: number }[]; page: { nextCursor?: string; count?: number } };
     if (res.status !== 200) throw new Error(`REST answered ${res.status}: ${JSON.stringify(body)}`);
     return answer(body.items, body.page.count, body.page.nextCursor);
   };
@@ -175,15 +178,13 @@ export async function serveListql(
     };
   const graph = post('/graphql');
   const graphJs = post('/graphql-js');
-  // The same document as a GET (GraphQL over HTTP allows it for queries): the server's work without fetch's POST.
+  // The same document as a GET (GraphQL over HTTP allows it for queries): the server's work, sent as REST is sent.
   const graphGet: Ask = async (after, count) => {
     const variables = encodeURIComponent(JSON.stringify({ after: after ?? null, count }));
-    const res = await fetch(`${base}/graphql?query=${encodeURIComponent(LISTQL_DOCUMENT)}&variables=${variables}`, {
-      headers: { accept: 'application/json' },
-    });
-    const json = (await res.json()) as { data?: any; errors?: unknown };
-    if (json.errors || !json.data) throw new Error(JSON.stringify(json.errors));
-    return answer(json.data.books.nodes, json.data.books.totalCount, json.data.books.pageInfo.endCursor);
+    const { books } = dataOf(
+      await send(`${base}/graphql?query=${encodeURIComponent(LISTQL_DOCUMENT)}&variables=${variables}`),
+    );
+    return answer(books.nodes, books.totalCount, books.pageInfo.endCursor);
   };
   return { rest, graph, graphGet, graphJs, server };
 }
@@ -230,10 +231,10 @@ async function serveByHand(url: string): Promise<{ ask: Ask; server: Server; poo
   });
   const base = origin(server);
   const ask: Ask = async (after, count) => {
-    const res = await fetch(
+    const res = await send(
       `${base}/page?${after ? `after=${encodeURIComponent(after)}&` : ''}${count ? 'count=1' : ''}`,
     );
-    const body = (await res.json()) as { items: { id: number }[]; count?: number; next?: string };
+    const body = res.body as { items: { id: number }[]; count?: number; next?: string };
     return answer(body.items, body.count, body.next);
   };
   return { ask, server, pool };
@@ -407,6 +408,7 @@ export async function benchFlatPeers(
     return out;
   } finally {
     for (const step of closing) await step();
+    closeClient();
   }
 }
 

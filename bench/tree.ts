@@ -15,11 +15,12 @@ import { graphql } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/http';
 import { createEngine, type Engine } from '../src/engine/index.ts';
 import { isListError } from '../src/errors.ts';
-import { graphqlSchema } from '../src/graphql/index.ts';
+import { documentLimits, graphqlSchema } from '../src/graphql/index.ts';
 import { writeJSONText } from '../src/http/errors.ts';
 import { abortOnClose, runList } from '../src/http/handler.ts';
 import { captureDriver } from '../test/helpers/capture.ts';
 import { openDatabase } from '../test/helpers/db.ts';
+import { send } from './http-client.ts';
 import { fmt, noise, type Sample, sideBySide, summarize, type Target, verdict } from './stats.ts';
 import { dataLoaderStyle, handWritten, mikroPopulate, rawDriver, treeStatements } from './tree-baselines.ts';
 import { Book, GREEDY_MAX, greedyBookPolicy, loadTree, MAX_TAGS, treeBookPolicy, treeEntities } from './tree-model.ts';
@@ -112,7 +113,15 @@ async function statements(fn: () => Promise<unknown>): Promise<string> {
 async function serve(orm: MikroORM, engine: Engine<any, any, any, any>) {
   const scope = () => ({ base: allBooks(orm) });
   const schema = graphqlSchema({ endpoints: [{ field: 'books', type: 'Book', engine, scope }] });
-  const gql = createHandler({ schema });
+  // Wired as docs/graphql.md wires it: documentLimits() keeps the document and executes it by its compiled writer.
+  const limits = documentLimits();
+  const gql = createHandler({
+    schema,
+    parse: limits.parse,
+    validate: limits.validate,
+    validationRules: limits.validationRules,
+    execute: limits.execute,
+  });
   const server: Server = createServer((req, res) => {
     if (req.url?.startsWith('/graphql')) return void gql(req, res);
     if (req.url?.startsWith('/books?'))
@@ -123,19 +132,16 @@ async function serve(orm: MikroORM, engine: Engine<any, any, any, any>) {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // Both asked by the same client the same way (bench/http-client.ts): REST with a GET, GraphQL with a POST.
   const rest = async () => {
-    const res = await fetch(`${base}/books?${TREE_QUERY}`);
-    const body = (await res.json()) as { items: unknown[] };
+    const res = await send(`${base}/books?${TREE_QUERY}`);
+    const body = res.body as { items: unknown[] };
     if (res.status !== 200 || body.items.length !== PAGE) throw new Error(`REST answered ${res.status}`);
     return body;
   };
   const graph = async () => {
-    const res = await fetch(`${base}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ query: TREE_DOCUMENT }),
-    });
-    const body = (await res.json()) as { data?: { books: { nodes: unknown[] } }; errors?: unknown };
+    const res = await send(`${base}/graphql`, { query: TREE_DOCUMENT });
+    const body = res.body as { data?: { books: { nodes: unknown[] } }; errors?: unknown };
     if (body.errors || body.data?.books.nodes.length !== PAGE) throw new Error(JSON.stringify(body.errors));
     return body;
   };

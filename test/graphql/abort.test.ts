@@ -64,6 +64,7 @@ async function until(probe: () => Promise<boolean>, ms: number): Promise<boolean
   }
 }
 
+// With totalCount: on PostgreSQL and MariaDB the count runs beside the page, so one or two slow statements run.
 const SLOW = '{ books(search: "slow") { totalCount nodes { id } } }';
 
 eachDialect('graphql-abort', { entities: ENTITIES, seed }, (test, dialect) => {
@@ -147,7 +148,7 @@ eachDialect('graphql-abort', { entities: ENTITIES, seed }, (test, dialect) => {
     }) => {
       internal.length = 0;
       const client = send(SLOW);
-      assert.ok(await until(async () => (await running(em, dialect)) === 1, 3000), 'the statement never ran');
+      assert.ok(await until(async () => (await running(em, dialect)) >= 1, 3000), 'the statement never ran');
       const aborted = Date.now();
       client.destroy();
       assert.ok(await until(async () => (await running(em, dialect)) === 0, 1000), 'still running after 1 s');
@@ -171,7 +172,7 @@ eachDialect('graphql-abort', { entities: ENTITIES, seed }, (test, dialect) => {
       for (const run of runs) {
         const controller = new AbortController();
         const answer = run(controller).catch((err: unknown) => err);
-        assert.ok(await until(async () => (await running(em, dialect)) === 1, 3000), 'the statement never ran');
+        assert.ok(await until(async () => (await running(em, dialect)) >= 1, 3000), 'the statement never ran');
         controller.abort(new Error('client went away'));
         assert.ok(await until(async () => (await running(em, dialect)) === 0, 1000), 'still running after 1 s');
         await answer;

@@ -122,7 +122,12 @@ async function compare(schema: GraphQLSchema, row: Row): Promise<void> {
   const expected = await captureDriver(async () => execute(args));
   const got = await captureDriver(async () => limits.execute(args));
   assert.is(JSON.stringify(got.result), JSON.stringify(expected.result), row.name);
-  assert.equal(statements(got.calls), statements(expected.calls), `${row.name}: the same statements`);
+  // A count may run beside its page (PostgreSQL, MariaDB), so the order they reach the driver in is not fixed.
+  assert.equal(
+    [...statements(got.calls)].sort(),
+    [...statements(expected.calls)].sort(),
+    `${row.name}: the same statements`,
+  );
   assert.is(answeredByCompiledPath(got.result as object), row.compiled, `${row.name}: compiled`);
 }
 

@@ -1,8 +1,10 @@
+import { ReferenceKind } from '@mikro-orm/core';
+import { QueryFlag } from '@mikro-orm/sql';
 import type { BoundSchema, ResolvedFilter } from '../../bind/types.ts';
 import type { StatementGuard } from '../../dialect/index.ts';
 import { type AnyQueryBuilder, type ApplyOptions, applyFilter, type FilterParams } from '../../plan/plan-query.ts';
 import { runAbortable } from '../abort.ts';
-import { executeCountOwned, shapeCount } from '../execute.ts';
+import { executeCountOwned, executeOwned, shapeCount } from '../execute.ts';
 
 /**
  * Count the rows of the scope (base scope, root filters and search already on `qb`, a private copy the count
@@ -17,10 +19,19 @@ export async function countRows(
   guard: StatementGuard,
 ): Promise<number> {
   countQuery(qb, bound, filter, options);
-  return runAbortable(guard.signal, () => executeCountOwned(qb, guard));
+  if (!isPlainCount(qb)) return runAbortable(guard.signal, () => executeCountOwned(qb, guard));
+  // executeCountOwned() would shape it again as `count(distinct …)`: send the plain count as it is.
+  const rows = await runAbortable(guard.signal, () => executeOwned<{ count?: unknown }>(qb, guard, false));
+  // PostgreSQL returns counts as strings (bigint); SQLite and MySQL as numbers.
+  return Number(rows[0]?.count ?? 0);
 }
 
-/** Narrow a copy of the scope to the filter and shape it as the count query: each root row once, no order or page. */
+/**
+ * Narrow a copy of the scope to the filter and shape it as the count query: each root row once, no order or page.
+ * A scope whose rows are its root rows (no join but to-one ones, no `distinct`, no grouping) counts `count(*)`,
+ * as MikroORM's own count does; any other counts each root key once, `count(distinct …)`, which the database
+ * pays for with a sort or a hash of every matching key.
+ */
 export function countQuery(
   qb: AnyQueryBuilder,
   bound: BoundSchema,
@@ -29,5 +40,30 @@ export function countQuery(
   filterParams?: FilterParams,
 ): AnyQueryBuilder {
   if (filter) applyFilter(qb, bound, filter, options, filterParams);
-  return shapeCount(qb);
+  if (!rowsAreRootRows(qb)) return shapeCount(qb);
+  qb.count(undefined, false);
+  qb.limit(undefined).offset(undefined).orderBy([]);
+  return qb;
+}
+
+/** Whether a count query countQuery() shaped counts every row, `count(*)` (not each root key once). */
+function isPlainCount(qb: AnyQueryBuilder): boolean {
+  return !qb.hasFlag(QueryFlag.DISTINCT);
+}
+
+/**
+ * Whether each row the scope selects is a distinct root row: it joins only to-one relations (a many-to-one or a
+ * one-to-one row is at most one per root row), does not select `distinct` and does not group.
+ */
+function rowsAreRootRows(qb: AnyQueryBuilder): boolean {
+  if (qb.hasFlag(QueryFlag.DISTINCT)) return false;
+  const state = qb.state as {
+    joins?: Record<string, { prop?: { kind?: unknown } }>;
+    groupBy?: unknown[];
+    having?: object;
+  };
+  if ((state.groupBy?.length ?? 0) > 0 || Object.keys(state.having ?? {}).length > 0) return false;
+  return Object.values(state.joins ?? {}).every(
+    (join) => join.prop?.kind === ReferenceKind.MANY_TO_ONE || join.prop?.kind === ReferenceKind.ONE_TO_ONE,
+  );
 }

@@ -1,7 +1,7 @@
 import type { ParsedQuery } from '../../syntax/ast.ts';
 import type { ListContext } from '../config.ts';
 import type { Scope } from '../scope.ts';
-import { type Page, pageOf } from './list-page.ts';
+import { fetchAndCount, type Page, pageOf } from './list-page.ts';
 import { openListing } from './listing.ts';
 
 /**
@@ -48,11 +48,15 @@ export async function listEdges<C extends ListContext>(
   options: EdgesOptions = {},
 ): Promise<EdgesPage> {
   const directed = options.backward !== undefined || options.backwardLists !== undefined;
-  const lists = directed ? new Set(options.backwardLists) : undefined;
+  // The direction of nested lists means nothing to a request without any: left out, its checks are remembered
+  // (listing-memo.ts) as a REST request's are.
+  const nested = parsed.fields?.some((field) => field.children !== undefined) === true;
+  const lists = directed && nested ? new Set(options.backwardLists) : undefined;
   const listing = await openListing(scope, parsed, ctx, false, undefined, lists);
   const backward = options.backward ?? listing.backward;
-  const data = await listing.fetch(listing.after, { cursors: options.cursors === 'ends' ? 'ends' : true, backward });
-  const count = listing.resolved.count ? await listing.count() : undefined;
+  const { data, count } = await fetchAndCount(scope, listing, () =>
+    listing.fetch(listing.after, { cursors: options.cursors === 'ends' ? 'ends' : true, backward }),
+  );
   const page = pageOf(listing.paging, data, count);
   const facets = listing.resolved.facets ? await listing.facets() : undefined;
   return { page: facets ? { ...page, facets } : page, cursors: data.cursors ?? [] };

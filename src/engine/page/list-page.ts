@@ -1,9 +1,12 @@
+import { inTransaction } from '../../orm/connection.ts';
+import { reachesRelation } from '../../plan/entity-filters.ts';
 import type { ParsedQuery } from '../../syntax/ast.ts';
 import type { ListContext } from '../config.ts';
 import type { Facets } from '../facets/run.ts';
 import type { Scope } from '../scope.ts';
 import type { Item } from '../serialize.ts';
-import { openListing } from './listing.ts';
+import type { PageData } from './fetch-page.ts';
+import { type Listing, openListing } from './listing.ts';
 
 /** Paging facts of one page (see docs/pagination.md); `count` only when the request asked for it. */
 export interface PageInfo {
@@ -37,10 +40,61 @@ export interface Page<I = Item> {
  */
 export async function listPage<C extends ListContext>(scope: Scope<C>, parsed: ParsedQuery, ctx: C): Promise<Page> {
   const listing = await openListing(scope, parsed, ctx, false);
-  const data = await listing.fetch(listing.after, { backward: listing.backward });
-  const count = listing.resolved.count ? await listing.count() : undefined;
+  const { data, count } = await fetchAndCount(scope, listing, () =>
+    listing.fetch(listing.after, { backward: listing.backward }),
+  );
   const page = pageOf(listing.paging, data, count, listing.resolved.count === 'estimated');
   return listing.resolved.facets ? { ...page, facets: await listing.facets() } : page;
+}
+
+/** Rows (of a page, of an offset) past which a request weighs more than a page and its count (admission). */
+const CHEAP_ROWS = 1000;
+
+/**
+ * Read a listing's page and, when it asked for one, its count. The exact count of a cheap request (a page and its
+ * count, no relation in its filter or sort, no nested list, under 1,000 rows of page and of offset: the weight
+ * admission lets in as cheap by default) runs beside the page on PostgreSQL and MySQL/MariaDB, each on a
+ * connection of its own, so the request waits for the longer of the two rather than their sum; in a transaction,
+ * on SQLite (one connection) and for any other request, the count follows the page as before. Either way both
+ * statements have ended before this settles, and a failed page is the error, as it would be first.
+ */
+export async function fetchAndCount<C extends ListContext, D extends PageData>(
+  scope: Scope<C>,
+  listing: Listing,
+  fetch: () => Promise<D>,
+): Promise<{ data: D; count: number | undefined }> {
+  if (!listing.resolved.count) return { data: await fetch(), count: undefined };
+  if (!countsBeside(scope, listing)) {
+    const data = await fetch();
+    return { data, count: await listing.count() };
+  }
+  const counting = listing.count();
+  // Settled below in every case; until then a rejection must not count as unhandled.
+  counting.catch(() => undefined);
+  let data: D;
+  try {
+    data = await fetch();
+  } catch (err) {
+    await counting.catch(() => undefined);
+    throw err;
+  }
+  return { data, count: await counting };
+}
+
+/** Whether a listing's count may run beside its page (see fetchAndCount). */
+function countsBeside<C extends ListContext>(scope: Scope<C>, listing: Listing): boolean {
+  const { resolved, paging } = listing;
+  return (
+    resolved.count === true &&
+    scope.keys.dialect.name !== 'sqlite' &&
+    !inTransaction(scope.base) &&
+    paging.limit > 0 &&
+    paging.limit < CHEAP_ROWS &&
+    (paging.offset ?? 0) < CHEAP_ROWS &&
+    !resolved.selections?.length &&
+    !resolved.facets?.length &&
+    !reachesRelation(resolved)
+  );
 }
 
 /** Assemble the response of one page. */
