@@ -51,31 +51,43 @@ export async function createAdvisedIndexes(orm: MikroORM, sorts: readonly string
 }
 
 /**
+ * The engine of the deep-page figures. The offsets reach far past the default cost budget (an offset is charged as
+ * the rows it skips): raised here, for the bench's own offsets (minting the deep cursor, and the offset line shown
+ * for contrast).
+ */
+export function deepPageEngine(orm: MikroORM) {
+  const limits = { maxSubqueries: 1_000_000 };
+  return createEngine(orm, { policy: bookPolicy, maxLimit: 100, maxOffset: 10_000_000, limits });
+}
+
+/** The request context of the bench's deep offsets: a statement timeout of two minutes. */
+export const SLOW = { statementTimeout: 120_000 };
+
+/**
  * Deep pages on a large table: cursor at `depth` vs page 1, and offset at the same depth. `label` names the
- * database in each line.
+ * database in each line; `rounds`: side-by-side rounds of the cursor line.
  */
 export async function benchDeepPages(
   orm: MikroORM,
   depth: number,
   sorts: readonly string[],
   label = '',
+  rounds = 15,
 ): Promise<string[]> {
-  // The offsets reach far past the default cost budget (an offset is charged as the rows it skips): raised here,
-  // for the bench's own offsets (minting the deep cursor, and the offset line shown for contrast).
-  const limits = { maxSubqueries: 1_000_000 };
-  const books = createEngine(orm, { policy: bookPolicy, maxLimit: 100, maxOffset: 10_000_000, limits });
+  const books = deepPageEngine(orm);
   const out: string[] = [];
   const on = label ? `, ${label}` : '';
   for (const sort of sorts) {
     const scoped = () => books.from(emOf(orm).createQueryBuilder(Book, 'b'));
     // Mint a cursor at the depth: an offset page carries nextCursor too.
-    const minted = await scoped().list({ sort, limit: '20', offset: String(depth - 20) });
+    // The offsets scan `depth` rows: on a busy machine longer than the default statement timeout.
+    const minted = await scoped().list({ sort, limit: '20', offset: String(depth - 20) }, SLOW);
     const cursor = minted.page.nextCursor;
     if (!cursor) throw new Error('no cursor at depth');
     const page1 = () => scoped().list({ sort, limit: '20' });
     const deep = () => scoped().list({ sort, limit: '20', cursor });
-    const offset = () => scoped().list({ sort, limit: '20', offset: String(depth) });
-    const a = await sideBySide(deep, page1, 15);
+    const offset = () => scoped().list({ sort, limit: '20', offset: String(depth) }, SLOW);
+    const a = await sideBySide(deep, page1, rounds);
     const b = await sideBySide(offset, page1, 5, 1);
     out.push(
       line(

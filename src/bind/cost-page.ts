@@ -20,6 +20,7 @@ export interface PageFacts {
     | 'name'
     | 'label'
     | 'seeksNullableByUnion'
+    | 'seeksMixedByUnion'
     | 'rowValueSeek'
     | 'emulatesNullsOrder'
     | 'unionBranchCost'
@@ -59,7 +60,8 @@ export function runsOf(resolved: ResolvedQuery, page: PageFacts | undefined): Ru
   if (branches > 1) {
     const weight = page?.dialect?.unionBranchCost ?? 1;
     const each = weight > 1 ? ` ×${weight}` : '';
-    runs.push({ why: `${branches} branches of a nullable sort key${each}`, times: branches * weight });
+    const of = mixedBranches(resolved, page) ? 'sort keys of mixed directions' : 'a nullable sort key';
+    runs.push({ why: `${branches} branches of ${of}${each}`, times: branches * weight });
   } else runs.push({ why: 'the page', times: 1 });
   // An estimated count asks the planner only: it runs nothing over the rows.
   if (resolved.count === true) runs.push({ why: 'count=true', times: 1 });
@@ -87,15 +89,12 @@ export function fixedCharges(resolved: ResolvedQuery, sortJoins: number, page: P
 function pageBranches(resolved: ResolvedQuery, page: PageFacts | undefined): number {
   const dialect = page?.dialect;
   const sort = resolved.sort.length > 0 ? resolved.sort : (page?.sort ?? []);
-  if (!dialect?.seeksNullableByUnion || page?.oneStatement) return 1;
+  if (!(dialect?.seeksNullableByUnion || dialect?.seeksMixedByUnion) || page?.oneStatement) return 1;
   // A key through a relation or an aggregate key keeps the plain predicate (keyset/seek-page.ts, seeksByUnion).
   const fields = sort.flatMap((t) => (t.target ? [t.target] : []));
-  if (
-    fields.length < sort.length ||
-    fields.some((t) => t.relations.length > 0) ||
-    !fields.some((t) => t.field.nullable)
-  )
-    return 1;
+  if (fields.length < sort.length || fields.some((t) => t.relations.length > 0)) return 1;
+  const nullable = fields.some((t) => t.field.nullable);
+  if (nullable ? !dialect.seeksNullableByUnion : resolved.cursor === undefined) return 1;
   if (resolved.cursor === undefined) {
     const lead = fields[0]!;
     const emulated = dialect.emulatesNullsOrder && lead.field.nullable && sort[0]!.direction === 'asc';
@@ -120,10 +119,18 @@ function pageBranches(resolved: ResolvedQuery, page: PageFacts | undefined): num
     if (!joined) branches += key.nullable ? 2 : 1;
     previous = key;
   }
+  // NOT NULL keys of three keyset units or more (mixed directions): the cursor's leading group and the rows after it.
+  if (!nullable) return dialect.seeksMixedByUnion && branches >= 3 ? 2 : 1;
   return branches;
 }
 
 const PK = { nullable: false, direction: 'asc' } as const;
+
+/** The page's branches split NOT NULL keys of mixed directions (no key of the sort is nullable). */
+function mixedBranches(resolved: ResolvedQuery, page: PageFacts | undefined): boolean {
+  const sort = resolved.sort.length > 0 ? resolved.sort : (page?.sort ?? []);
+  return !sort.some((t) => t.target?.field.nullable);
+}
 
 /** Round a charge to two decimals, as messages show it. */
 export function round(units: number): number {

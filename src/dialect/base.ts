@@ -35,6 +35,7 @@ const BASE: Omit<Dialect, 'name' | 'label'> = {
   collationSortsCaselessly: false,
   rowValueSeek: true,
   seeksNullableByUnion: false,
+  seeksMixedByUnion: false,
   compoundsBySubquery: false,
   unionBranchCost: 1,
   relationSortCost: 4,

@@ -26,6 +26,9 @@ export const postgresql = defineDialect({
 
   // A nullable key's `k < c or k is null` cannot start an index scan: branches each seek (keyset/seek-page.ts).
   seeksNullableByUnion: true,
+  // Mixed directions: `k1 >= c1 and (…)` filters the cursor's k1 group row by row (1,000 rows in the bench); split
+  // in two, each branch seeks (1.6 ms → 0.6 ms for the statement alone at 1M rows).
+  seeksMixedByUnion: true,
   // Each branch plans its sub-queries afresh (a hashed sub-plan reads the related table once per branch).
   unionBranchCost: 2,
 

@@ -69,6 +69,9 @@ export const sqlite = defineDialect({
   // A nullable key's `k < c or k is null` reads the index from its start here too: continuation pages seek by
   // branches, each a sub-query of one compound statement (SQLite takes no parenthesized member).
   seeksNullableByUnion: true,
+  // Mixed directions: the cursor's leading group and the rows after it, as two branches (81 µs against 102 µs for
+  // `price,-createdAt` at 1M rows, the plain predicate filtering 1,000 rows of the cursor's price).
+  seeksMixedByUnion: true,
   compoundsBySubquery: true,
 
   // SQLite's LIKE folds ASCII case: GLOB is its case-sensitive pattern test. Its built-in lower() folds A–Z only.

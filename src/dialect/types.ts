@@ -93,6 +93,12 @@ export interface Dialect {
   /** Pages after a cursor on a nullable root key are sent as seekable UNION ALL branches (keyset/seek-page.ts). */
   readonly seeksNullableByUnion: boolean;
   /**
+   * Pages after a cursor on root keys of mixed directions (`price,-createdAt`: three or more keyset units) are sent
+   * as two UNION ALL branches, the cursor's leading group and the rows after it, so neither filters the rows of that
+   * group before the cursor (keyset/seek-page.ts).
+   */
+  readonly seeksMixedByUnion: boolean;
+  /**
    * A compound statement takes no parenthesized member, nor ORDER BY or LIMIT on one (SQLite): each UNION ALL branch
    * is sent as a sub-query, `select * from (…) union all select * from (…)` (keyset/seek-page.ts).
    */

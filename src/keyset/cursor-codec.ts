@@ -34,6 +34,8 @@ const INTEGER = /^-?(0|[1-9][0-9]*)$/;
 const DECIMAL = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})?$/;
+/** One strict UTF-8 decoder for every token: decode() without `stream` keeps no state between calls. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Encode a cursor token. Plain (no seal): cursor v1, unpadded base64url of the canonical JSON
@@ -97,7 +99,7 @@ export function decodePosition(token: string, expect: CursorExpectation): Cursor
 function readPlain(token: string): { s: string; k: unknown[] } {
   let doc: unknown;
   try {
-    doc = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(token, 'base64url')));
+    doc = JSON.parse(UTF8.decode(Buffer.from(token, 'base64url')));
   } catch {
     fail('the cursor is malformed');
   }
@@ -119,7 +121,7 @@ function readSealed(token: string, seal: CursorSeal): { s: string; k: unknown[] 
   const length = body[0] ?? 0;
   let k: unknown;
   try {
-    k = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body.subarray(1 + length)));
+    k = JSON.parse(UTF8.decode(body.subarray(1 + length)));
   } catch {
     fail('the cursor is malformed');
   }

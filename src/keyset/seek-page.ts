@@ -7,7 +7,14 @@ import { mirrorKeys } from './backward.ts';
 import type { CursorValue } from './cursor-codec.ts';
 import type { CursorKey } from './cursor-plan.ts';
 import { keysetColumns, orderAlias } from './key-columns.ts';
-import { type KeysetBranch, type KeysetColumn, keysetBranches, keysetPredicate } from './seek-predicate.ts';
+import {
+  type KeysetBranch,
+  type KeysetColumn,
+  keysetBranches,
+  keysetPredicate,
+  keysetUnits,
+  leadingGroupBranches,
+} from './seek-predicate.ts';
 
 /**
  * Narrow the planned page query to the rows after `at` (or, backward, before it): one predicate, or a UNION ALL of
@@ -48,15 +55,32 @@ export function continuePage(
  * before the cursor (on SQLite, 20 ms for a page 180,000 rows deep, against 0.4 ms for the first); split into
  * branches, each one seeks on an index over `(k <dir>, …, pk)`. On MySQL and MariaDB the same holds, and a nullable
  * key's emulated NULL placement (`k is null, k asc`) is an order no index serves: each branch is ordered by plain
- * terms instead. Sorts through a relation keep the plain predicate.
+ * terms instead. On PostgreSQL and SQLite, NOT NULL keys of mixed directions are split too, in two (see
+ * splitsLeadingGroup). Sorts through a relation keep the plain predicate.
  */
 export function seeksByUnion(dialect: Dialect, keys: readonly CursorKey[]): boolean {
   // Only root columns: a key through a relation is ordered after a join (an aggregate key after its sub-query), which
   // no index on the root can serve, and each branch would repeat the join and the filter's sub-queries for nothing.
+  if (!keys.every((k) => k.sort.alias === undefined && k.sort.expression === undefined)) return false;
+  if (keys.some((k) => k.sort.nullable)) return dialect.seeksNullableByUnion;
+  return splitsLeadingGroup(dialect, keys);
+}
+
+/**
+ * Tell whether a sort of NOT NULL root keys is split at its leading group (see leadingGroupBranches): on PostgreSQL
+ * and SQLite, when its keys make three keyset units or more, that is when the sort names keys of mixed directions
+ * (`price,-createdAt`, then the primary key). A client names a second key because the first repeats, so the plain
+ * predicate's filter over the cursor's leading group is long (1,000 rows a price in the bench). A single named key
+ * and the tie-breaker (`-createdAt`) keep the one predicate: its key is often unique, and two branches cost more to
+ * plan than such a group costs to filter.
+ */
+function splitsLeadingGroup(dialect: Dialect, keys: readonly CursorKey[]): boolean {
   return (
-    dialect.seeksNullableByUnion &&
-    keys.some((k) => k.sort.nullable) &&
-    keys.every((k) => k.sort.alias === undefined && k.sort.expression === undefined)
+    dialect.seeksMixedByUnion &&
+    keysetUnits(
+      keys.map((k) => k.sort),
+      dialect.rowValueSeek,
+    ) >= 3
   );
 }
 
@@ -64,7 +88,8 @@ export function seeksByUnion(dialect: Dialect, keys: readonly CursorKey[]): bool
  * Narrow a planned page query (ordered in `keys`' order, limited to `limit`) to the rows after `at` in that order.
  *
  * - PostgreSQL and SQLite: one keyset predicate with row values, or, when a root key is nullable, a UNION ALL of
- *   seekable branches (unionPage).
+ *   seekable branches (unionPage); NOT NULL root keys of mixed directions, a UNION ALL of the cursor's leading group
+ *   and the rows after it (leadingGroupBranches).
  * - MySQL and MariaDB: no row values (MariaDB reads `(a, id) > (?, ?)` as a filter over a full index scan, never a
  *   range), so the expanded form with its leading bound. With a nullable root key, each branch of the split
  *   predicate is its own query ordered by plain terms (the keys it holds constant left out), so each seeks; more
@@ -83,7 +108,9 @@ export function seekAfter(
   // Where NULL placement is emulated, one branch is its own query too: ordered by plain terms, it seeks.
   const plainOrder = dialect.emulatesNullsOrder;
   if (seeksByUnion(dialect, keys) && !(plainOrder && oneRange(keys, at))) {
-    const branches = keysetBranches(columns, at, { rowValues, always: plainOrder });
+    const branches = keys.some((k) => k.sort.nullable)
+      ? keysetBranches(columns, at, { rowValues, always: plainOrder })
+      : leadingGroupBranches(columns, at, { rowValues });
     if (branches) return unionPage(qb, branches, keys, platform, dialect, limit);
   }
   const predicate = keysetPredicate(columns, at, { rowValues });

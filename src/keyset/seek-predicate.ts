@@ -135,6 +135,50 @@ export function keysetBranches(
   return split && branches.length > 1 ? branches : undefined;
 }
 
+/**
+ * Split "row comes strictly after the cursor" in two at its leading unit, when that unit is NOT NULL and at least two
+ * more follow (keys of mixed directions): the rows of the cursor's leading group that come after it in the keys that
+ * follow (`k1 = c1 and <keysetPredicate of the rest>`, whose own leading bound seeks within the group), then the rows
+ * after the leading value (`k1 > c1`). The plain predicate's `k1 >= c1 and (…)` starts at the group and filters its
+ * rows before the cursor one by one; each branch here is one index range. Undefined when the split does not apply.
+ *
+ * @example leadingGroupBranches([price asc, created desc, id asc], [5, t, 9])
+ * // ("p"."price" = ? and ("p"."created" <= ? and (("p"."created" < ?) or ("p"."created" = ? and "p"."id" > ?)))),
+ * // ("p"."price" > ?)
+ */
+export function leadingGroupBranches(
+  columns: readonly KeysetColumn[],
+  values: readonly unknown[],
+  options: KeysetOptions = {},
+): KeysetBranch[] | undefined {
+  if (columns.length !== values.length) throw new Error('listql: keyset columns and values differ in number');
+  const units = unitsOf(columns, values, options.rowValues ?? true);
+  const first = units[0];
+  if (!first || first.nullable || units.length < 3) return undefined;
+  const width = first.columns.length;
+  const rest = keysetPredicate(columns.slice(width), values.slice(width), options);
+  const group = joinFragments([equalOf(first), rest], ' and ');
+  const after = compare(first, first.direction === 'asc' ? '>' : '<');
+  return [
+    { sql: `(${group.sql})`, params: group.params, settled: width, nonNull: 0 },
+    { sql: `(${after.sql})`, params: after.params, settled: 0, nonNull: width },
+  ];
+}
+
+/**
+ * How many keyset units a sort's keys make (see keysetPredicate): with row values, a run of adjacent NOT NULL keys of
+ * one direction is one unit; every nullable key is its own. Counted as for a cursor holding no NULL.
+ */
+export function keysetUnits(keys: readonly Pick<KeysetColumn, 'direction' | 'nullable'>[], rowValues: boolean): number {
+  let units = 0;
+  keys.forEach((key, i) => {
+    const last = keys[i - 1];
+    const joined = rowValues && last && !last.nullable && !key.nullable && last.direction === key.direction;
+    if (!joined) units++;
+  });
+  return units;
+}
+
 function unitsOf(columns: readonly KeysetColumn[], values: readonly unknown[], rowValues: boolean): Unit[] {
   const units: Unit[] = [];
   columns.forEach((column, i) => {

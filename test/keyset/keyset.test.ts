@@ -7,7 +7,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execute } from '../../src/engine/execute.ts';
 import { branchOrder } from '../../src/keyset/seek-page.ts';
-import { type KeysetColumn, keysetBranches, keysetPredicate } from '../../src/keyset/seek-predicate.ts';
+import {
+  type KeysetColumn,
+  keysetBranches,
+  keysetPredicate,
+  leadingGroupBranches,
+} from '../../src/keyset/seek-predicate.ts';
 import type { SortKey } from '../../src/plan/order.ts';
 import { Entry, seedWalk, walkEntities } from '../fixtures/walk.ts';
 import { eachDialect } from '../helpers/db.ts';
@@ -219,6 +224,7 @@ const KEY = {
   title: { name: 'title', column: 'label_text', nullable: false },
   flag: { name: 'flag', column: 'flag_value', nullable: true },
   ratio: { name: 'ratio', column: 'ratio_value', nullable: true },
+  tenant: { name: 'tenant', column: 'tenant_key', nullable: false },
 } as const;
 
 const EQUIVALENCE: readonly EquivalenceRow[] = [
@@ -229,6 +235,9 @@ const EQUIVALENCE: readonly EquivalenceRow[] = [
   { sort: 'title,-score,-id', keys: [KEY.title, KEY.score, KEY.id] },
   { sort: 'flag,ratio,-title', keys: [KEY.flag, KEY.ratio, KEY.title, KEY.id] },
   { sort: 'title,-flag', keys: [KEY.title, KEY.flag, KEY.id] },
+  // NOT NULL keys of mixed directions: split at their leading group on PostgreSQL and SQLite.
+  { sort: 'tenant,-title', keys: [KEY.tenant, KEY.title, KEY.id] },
+  { sort: '-title,tenant,-id', keys: [KEY.title, KEY.tenant, KEY.id] },
 ];
 
 type Raw = Record<string, unknown>;
@@ -262,7 +271,10 @@ eachDialect('keyset forms select the same rows', { entities: walkEntities, seed:
           // Mirrored (a backward page): exactly the rows before the cursor, in both forms and as branches.
           const before = ordered.slice(0, ordered.indexOf(cursor.id as number)).sort((a, b) => a - b);
           const mirroredForms = [true, false].map((rowValues) => keysetPredicate(mirrored, values, { rowValues }));
-          const mirroredBranches = [{}, MYSQL_BRANCHES].map((options) => keysetBranches(mirrored, values, options));
+          const mirroredBranches = [
+            ...[{}, MYSQL_BRANCHES].map((options) => keysetBranches(mirrored, values, options)),
+            leadingGroupBranches(mirrored, values),
+          ];
           for (const [i, fragments] of [...mirroredForms.map((f) => [f]), ...mirroredBranches].entries()) {
             if (!fragments) continue;
             const got: number[] = [];
@@ -290,10 +302,18 @@ eachDialect('keyset forms select the same rows', { entities: walkEntities, seed:
             const ids = (await execute<{ id: number }>(qb)).map((r) => r.id);
             assert.equal(ids, expected, `cursor at id ${String(cursor.id)}, rowValues ${rowValues}`);
           }
-          // The seekable branches of a UNION ALL page: disjoint (no id twice), together exactly the rows after.
-          for (const options of [{}, MYSQL_BRANCHES]) {
-            const branches = keysetBranches(columns, values, options);
-            if (row.keys.some((k) => k.nullable) && cursor[row.keys.find((k) => k.nullable)!.name] !== null)
+          // The seekable branches of a UNION ALL page: disjoint (no id twice), together exactly the rows after. Also
+          // the two of a sort of mixed directions (its leading group, and after it), where the sort has three units.
+          for (const options of [{}, MYSQL_BRANCHES, 'leading group'] as const) {
+            const branches =
+              options === 'leading group'
+                ? leadingGroupBranches(columns, values)
+                : keysetBranches(columns, values, options);
+            if (
+              options !== 'leading group' &&
+              row.keys.some((k) => k.nullable) &&
+              cursor[row.keys.find((k) => k.nullable)!.name] !== null
+            )
               assert.ok(branches, `cursor at id ${String(cursor.id)}: a nullable key with a value splits`);
             if (!branches) continue;
             const union: number[] = [];
