@@ -1,3 +1,4 @@
+import { distinctIds } from './distinct-ids.ts';
 import type { Row } from './item-writer.ts';
 
 /** Items of one page of driver rows, or undefined when a row holds something only the mapped path can answer. */
@@ -42,8 +43,8 @@ export function generatedWriter(
   miss: symbol,
 ): PageWriter | undefined {
   if (steps.some((s) => s.key === '__proto__')) return undefined;
-  const names: string[] = ['MISS'];
-  const values: unknown[] = [miss];
+  const names: string[] = ['MISS', 'distinctIds'];
+  const values: unknown[] = [miss, distinctIds];
   const pass = (prefix: string, i: number, value: unknown) => {
     names.push(`${prefix}${i}`);
     values.push(value);
@@ -75,12 +76,12 @@ export function generatedWriter(
 return function writeRows(rows) {
   const n = rows.length;
   const items = new Array(n);
-  const seen = new Set();
+  const ids = new Array(n);
   for (let r = 0; r < n; r++) {
     const row = rows[r];
     ${body.join('\n    ')}
   }
-  return items;
+  return distinctIds(ids) ? items : undefined;
 };`;
   try {
     return new Function(...names, source)(...values) as PageWriter;
@@ -117,18 +118,19 @@ function readCode(s: LayoutStep, i: number, pass: (prefix: string, i: number, va
   return lines;
 }
 
-/** em.map() refuses a row without its primary key, and one identity seen twice would be one entity. */
+/**
+ * em.map() refuses a row without its primary key, and one identity seen twice would be one entity: the identities are
+ * gathered and checked once for the page (distinctIds()).
+ */
 function identityCode(pks: readonly number[]): string[] {
   const bad = (i: number) => `m${i} === null || m${i} === undefined || typeof m${i} === "object"`;
   if (pks.length === 1) {
     const i = pks[0]!;
-    // One hash operation: the set grows unless the identity was seen.
-    return [`if (${bad(i)} || seen.size === seen.add(m${i}).size) return undefined;`];
+    return [`if (${bad(i)}) return undefined;`, `ids[r] = m${i};`];
   }
   return [
     `if (${pks.map((i) => `${bad(i)}`).join(' || ')}) return undefined;`,
-    `const id = ${pks.map((i) => `typeof m${i} + ":" + String(m${i}) + "\\u0000"`).join(' + ')};`,
-    'if (seen.size === seen.add(id).size) return undefined;',
+    `ids[r] = ${pks.map((i) => `typeof m${i} + ":" + String(m${i}) + "\\u0000"`).join(' + ')};`,
   ];
 }
 
@@ -136,7 +138,7 @@ function identityCode(pks: readonly number[]): string[] {
 export function interpretedWriter(steps: readonly LayoutStep[], pks: readonly number[], miss: symbol): PageWriter {
   return (rows) => {
     const items: Row[] = new Array(rows.length);
-    const seen = new Set<unknown>();
+    const ids: unknown[] = new Array(rows.length);
     const mapped: unknown[] = new Array(steps.length);
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r]!;
@@ -161,10 +163,11 @@ export function interpretedWriter(steps: readonly LayoutStep[], pks: readonly nu
         item[s.key] = out;
       }
       const id = identity(mapped, pks);
-      if (id === undefined || seen.size === seen.add(id).size) return undefined;
+      if (id === undefined) return undefined;
+      ids[r] = id;
       items[r] = item;
     }
-    return items;
+    return distinctIds(ids) ? items : undefined;
   };
 }
 

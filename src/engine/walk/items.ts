@@ -81,6 +81,8 @@ class ItemWalk implements AsyncGenerator<Item, void, undefined> {
       for (;;) {
         if (this.#index < this.#items.length) return { done: false, value: this.#items[this.#index++]! };
         if (this.#done) return DONE;
+        // Let go of the drained page before the next one is read: the walk then holds only pages still to hand out.
+        this.#items = [];
         const ahead = this.#ahead;
         this.#ahead = undefined;
         const step = await (ahead ?? this.#pages.next());

@@ -79,12 +79,14 @@ async function* walkPages<C extends ListContext>(
     true,
     size,
   );
-  let data = await listing.fetch(listing.after);
-  const count = listing.resolved.count ? await listing.count() : undefined;
-  yield pageOf(listing.paging, data, count, listing.resolved.count === 'estimated');
-  while (data.nextKeys !== undefined) {
-    data = await listing.fetch(data.nextKeys);
-    yield pageOf(listing.paging, data, undefined);
+  // Only the next page's keys are kept across its read, never the page before it (memory: one page, not two).
+  let after = listing.after;
+  for (let first = true; ; first = false) {
+    const data = await listing.fetch(after);
+    const count = first && listing.resolved.count ? await listing.count() : undefined;
+    after = data.nextKeys;
+    yield pageOf(listing.paging, data, count, first && listing.resolved.count === 'estimated');
+    if (after === undefined) return;
   }
 }
 
