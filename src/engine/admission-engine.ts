@@ -7,9 +7,9 @@ import { admissionFor } from './admission-settings.ts';
 import { weighRequest } from './admission-weight.ts';
 import type { EngineSettings, ListContext } from './config.ts';
 import type { Page } from './page/list-page.ts';
+import { connectionsOf } from './request-work.ts';
 import type { Scope } from './scope.ts';
 import type { Item } from './serialize.ts';
-import { treeLanes } from './tree/index.ts';
 import { itemsOf } from './walk/items.ts';
 import { type IterateOptions, itemsPageSize, iterateItems, iteratePages, readsAhead } from './walk/iterate.ts';
 
@@ -37,9 +37,10 @@ export function engineAdmission<C extends ListContext>(
   bound: BoundSchema,
 ): EngineAdmission<C> {
   const admission = admissionFor(em, option);
-  // Nested levels run side by side on PostgreSQL and MariaDB: a request takes a slot per connection they hold.
+  // Nested levels, or a count beside its page, run side by side on PostgreSQL and MariaDB: a request takes a slot per
+  // connection it may hold.
   const sqlite = dialectFor(em.getPlatform()).name === 'sqlite';
-  const lanes = (parsed: ParsedQuery) => treeLanes(parsed.fields, sqlite);
+  const lanes = (parsed: ParsedQuery) => connectionsOf(parsed, sqlite);
   // A walk's page: its pageSize, else the request's limit, else items()' default (itemsPageSize) or pages()' maxLimit.
   const walk = (
     scope: Scope<C>,

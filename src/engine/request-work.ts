@@ -7,6 +7,7 @@ import type { ParsedQuery } from '../syntax/ast.ts';
 import type { EngineSettings, ListContext } from './config.ts';
 import { resolveDefaultSort } from './default-sort.ts';
 import type { QueryInput } from './request.ts';
+import { treeLanes } from './tree/index.ts';
 
 /**
  * The key under which an engine prices a request without running it, for adapters that must weigh several requests
@@ -28,6 +29,11 @@ export interface RequestWork {
   readonly statements: number;
   /** Rows the request may answer with: its page size, plus every nested level's parents × rows per parent. */
   readonly rows: number;
+  /**
+   * Pooled connections the request may hold at once (its nested levels side by side): the admission slots it takes
+   * (1 when absent).
+   */
+  readonly connections?: number;
 }
 
 /**
@@ -53,9 +59,18 @@ export function requestWork<C extends ListContext>(
   const tree = checkTreeBudget(resolved.selections, limit, settings.limits);
   const facets = resolved.facets?.length ?? 0;
   const statements = (limit > 0 ? 1 : 0) + (resolved.count ? 1 : 0) + tree.statements + facets;
-  return { subqueries: cost.subqueries, statements, rows: tree.rows };
+  const connections = connectionsOf(parsed, dialectFor(bound.platform).name === 'sqlite');
+  return { subqueries: cost.subqueries, statements, rows: tree.rows, connections };
 }
 
+/**
+ * The pooled connections a request's nested levels may hold at once, as admission counts its slots: its widest set of
+ * sibling selections (treeLanes); one on SQLite, whose statements never overlap. A count beside its page (a cheap
+ * request's, page/list-page.ts) is not counted: cheap requests have their own share, sized for their pages.
+ */
+export function connectionsOf(parsed: Pick<ParsedQuery, 'fields'>, sqlite: boolean): number {
+  return treeLanes(parsed.fields, sqlite);
+}
 /** The engines' defaultSort, resolved once per engine (its settings object). */
 const defaultSorts = new WeakMap<object, readonly ResolvedSortTerm[] | undefined>();
 

@@ -121,7 +121,7 @@ export function documentBudget(
     run(info, context, work) {
       const verdict = verdictOf(info);
       if (admissions.length === 0) return work();
-      verdict.admission ??= new DocumentAdmission(admissions, verdict.weight, verdict.fields);
+      verdict.admission ??= new DocumentAdmission(admissions, verdict.weight, verdict.slots ?? verdict.fields);
       const signals = executionSignals(context, info);
       return verdict.admission.run(signals.length > 1 ? AbortSignal.any(signals) : signals[0], work);
     },
@@ -161,9 +161,11 @@ function verdicts(bounds: Bounds): (info: GraphQLResolveInfo) => Verdict {
 /** What weighing an operation found: the error refusing it, or nothing; its list fields' weight and number. */
 interface Weight {
   readonly error?: unknown;
-  /** The weight of the document's list fields together, and how many there are (each may hold a connection). */
+  /** The weight of the document's list fields together, and how many there are. */
   readonly weight: number;
   readonly fields: number;
+  /** The connections its fields may hold at once, together (each field's nested levels and count side by side). */
+  readonly slots?: number;
 }
 
 /** One execution's verdict: its weight, and what its fields did with it. */
@@ -179,6 +181,7 @@ interface Verdict extends Weight {
 function weigh(info: GraphQLResolveInfo, bounds: Bounds): Weight {
   const total = { maxFields: 0, maxStatements: 0, maxRows: 0, maxSubqueries: 0 };
   let weight = 0;
+  let slots = 0;
   try {
     const fields = executedFields(info, (field) => priceOf(field) !== undefined);
     total.maxFields = fields.length;
@@ -190,6 +193,7 @@ function weigh(info: GraphQLResolveInfo, bounds: Bounds): Weight {
         total.maxRows += work.rows;
         total.maxSubqueries += work.subqueries;
         weight += weightOf(work);
+        slots += work.connections ?? 1;
       }
   } catch (err) {
     // A document too deep to walk (only when validation was skipped), or a fault: refuse it whole, run nothing.
@@ -208,7 +212,7 @@ function weigh(info: GraphQLResolveInfo, bounds: Bounds): Weight {
       const message = `the document needs ${total[name]} ${messages[name]}, more than ${bounds[name]} (${name})`;
       return { error: documentLimitError(name, message), weight, fields: total.maxFields };
     }
-  return { weight, fields: total.maxFields };
+  return { weight, fields: total.maxFields, slots: Math.max(slots, total.maxFields) };
 }
 
 function priceOf(field: GraphQLField<unknown, unknown>): FieldPrice | undefined {
