@@ -1,11 +1,8 @@
-import { dialectFor } from '../dialect/index.ts';
-import { CASE_INSENSITIVE_OPERATORS } from '../policy/field-kind.ts';
 import { OPERATORS } from '../policy/options.ts';
-import type { FilterNode, Ident, Literal, Path, QuantifierNode, SortTerm, Span, ValueOperator } from '../syntax/ast.ts';
+import type { FilterNode, Ident, Path, QuantifierNode, SortTerm, Span } from '../syntax/ast.ts';
 import { sortModifiers } from '../syntax/sort.ts';
-import { clampDecimal, compareBetween, integerDigits, rewriteScale, scaleNeighbours } from './decimal-scale.ts';
-import { convertLiteral, foldAscii, type LiteralResult, likeLiteral, normalizeDecimal } from './literal.ts';
-import { COMPARE_OPERATORS, resolveAggregateSort, resolveAggregateTest } from './resolve-aggregate.ts';
+import { resolveAggregateSort, resolveAggregateTest } from './resolve-aggregate.ts';
+import { comparisonOn, membershipOn } from './resolve-literal.ts';
 import {
   errorAt,
   fieldPath,
@@ -17,12 +14,10 @@ import {
   toOneHops,
 } from './resolve-path.ts';
 import type {
-  BoundField,
   BoundSchema,
   FieldRef,
   Operator,
   ResolvedFilter,
-  ResolvedLike,
   ResolvedQuantifier,
   ResolvedRelationNull,
   ResolvedSortTerm,
@@ -71,17 +66,7 @@ function comparison(
 ): ResolvedFilter {
   const target = fieldPath(bound, node.path, scope, 'filter');
   requireOperator(target, node.path, node.operator, node.operatorSpan);
-  const operator = node.operator;
-  const like = isLikeOperator(operator);
-  const value = literalValue(target.field, node.value, bound, like);
-  if (like) {
-    const text = value as string;
-    const folded = CASE_INSENSITIVE_OPERATORS.includes(operator as Operator) ? foldAscii(text) : text;
-    return { kind: 'like', target, operator, value: folded, span: node.span };
-  }
-  const between = neighbours(target.field, node.value, bound);
-  if (between) return compareBetween(target, operator, between.floor, between.ceil, node.span);
-  return { kind: 'compare', target, operator, value, span: node.span };
+  return comparisonOn(bound, target, node.operator, node.value, node.span);
 }
 
 /** Resolve `<path> in (…)` / `not in (…)`, leaving out literals no stored value can equal. */
@@ -92,21 +77,7 @@ function membership(
 ): ResolvedFilter {
   const target = fieldPath(bound, node.path, scope, 'filter');
   requireOperator(target, node.path, node.negated ? 'nin' : 'in', node.operatorSpan);
-  const values: unknown[] = [];
-  let between: { floor: unknown; ceil: unknown } | undefined;
-  for (const literal of node.values) {
-    const value = literalValue(target.field, literal, bound, false);
-    // A literal finer than the column's scale can equal no stored value (see decimal-scale.ts): leave it out.
-    const off = neighbours(target.field, literal, bound);
-    if (off) between ??= off;
-    else values.push(value);
-  }
-  // The budget counts the list as written, dropped values included.
-  const written = { target, values: node.values.length };
-  if (values.length === 0 && between)
-    return compareBetween(target, node.negated ? 'ne' : 'eq', between.floor, between.ceil, node.span, written);
-  const resolved = { kind: 'in', target, negated: node.negated, values, span: node.span } as const;
-  return between ? { ...resolved, written } : resolved;
+  return membershipOn(bound, target, node.negated, node.values, node.span);
 }
 
 /** Resolve one sort term: an aggregate, or a sortable field from the root through to-one hops (`:ci` if allowed). */
@@ -143,39 +114,8 @@ function requireOperator(target: FieldRef, path: Path, operator: Operator, span:
   }
 }
 
-function isLikeOperator(operator: ValueOperator): operator is ResolvedLike['operator'] {
-  return !COMPARE_OPERATORS.has(operator);
-}
-
 function writtenOperator(operator: Operator): string {
   return operator === 'nin' ? 'not in' : operator === 'null' ? 'is null, is not null' : operator;
-}
-
-function literalValue(field: BoundField, literal: Literal, bound: BoundSchema, like: boolean): unknown {
-  const result: LiteralResult = like
-    ? likeLiteral(field, literal)
-    : convertLiteral(field, literal, bound.platform, dialectFor(bound.platform));
-  if (!result.ok) throw errorAt('invalid_literal', `invalid literal: ${result.reason}`, 'filter', literal.span);
-  return result.value;
-}
-
-/** The database values at the column's scale around a literal finer than that scale, where the platform needs them. */
-function neighbours(
-  field: BoundField,
-  literal: Literal,
-  bound: BoundSchema,
-): { floor: unknown; ceil: unknown } | undefined {
-  const dialect = dialectFor(bound.platform);
-  const scale = rewriteScale(field, dialect);
-  if (scale === undefined || literal.kind !== 'number') return undefined;
-  const decimal = normalizeDecimal(literal.text);
-  // A literal beyond the column's range is bounded first (see clampDecimal): the bound needs no neighbours.
-  const digits = integerDigits(field, dialect);
-  const bounded = decimal === undefined || digits === undefined ? decimal : clampDecimal(decimal, digits);
-  const around = bounded === undefined ? undefined : scaleNeighbours(bounded, scale);
-  if (!around) return undefined;
-  const at = (text: string) => literalValue(field, { kind: 'number', text, span: literal.span }, bound, false);
-  return { floor: at(around.floor), ceil: at(around.ceil) };
 }
 
 /**

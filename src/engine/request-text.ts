@@ -87,6 +87,11 @@ function hashOf(text: string): number {
   return hash & 0x3fffffff;
 }
 
+/** Let later stages remember their work on a ParsedQuery handed out again by another memo (request-mask.ts). */
+export function markRemembered(parsed: ParsedQuery): void {
+  remembered.add(parsed);
+}
+
 /** Tell whether a ParsedQuery is one the parse memo hands out again (later stages remember their work on it). */
 export function isRemembered(parsed: ParsedQuery): boolean {
   return remembered.has(parsed);

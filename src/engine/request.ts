@@ -7,6 +7,7 @@ import { isListParameterName, KNOWN_PARAMETERS, type ListParameters, type QueryV
 import { checkBracketNames, parseHTTP } from '../syntax/parse-http.ts';
 import { fromQueryString } from '../syntax/query-string.ts';
 import type { EngineSettings } from './config.ts';
+import { maskedRequest, maskRequest, noteMasked } from './request-mask.ts';
 import { noteRequest, rememberedRequest, requestText } from './request-text.ts';
 
 export type { ListParameters };
@@ -37,8 +38,13 @@ export function parseRequest(query: QueryInput, settings: EngineSettings<any>): 
   const text = requestText(query, objectForm);
   const known = text === undefined ? undefined : rememberedRequest(settings, text);
   if (known) return known;
+  // The same parameters but for the filter's literals: the template's, the literals re-resolved (request-mask.ts).
+  const masked = maskRequest(settings, query, objectForm);
+  const template = masked && maskedRequest(settings, masked);
+  if (template) return template;
   const parsed = parseUnremembered(query, settings, objectForm);
   if (text !== undefined) noteRequest(settings, text, parsed);
+  if (masked) noteMasked(settings, masked, parsed);
   return parsed;
 }
 

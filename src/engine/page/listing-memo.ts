@@ -11,7 +11,8 @@
  * nested selections, a search, or compiling switched off are not remembered.
  */
 import { type EntityProperty, type FilterQuery, Utils } from '@mikro-orm/core';
-import type { BoundSchema, ResolvedQuery } from '../../bind/types.ts';
+import { withLiterals } from '../../bind/literal-slots.ts';
+import type { BoundSchema, ResolvedFilter, ResolvedQuery } from '../../bind/types.ts';
 import { type CursorPlan, sealedPlan } from '../../keyset/cursor-plan.ts';
 import { cursorSealOf } from '../../keyset/cursor-seal.ts';
 import { relationFilterOptions } from '../../orm/active-filters.ts';
@@ -23,6 +24,7 @@ import type { Paging } from '../../plan/paging.ts';
 import type { ApplyOptions } from '../../plan/plan-query.ts';
 import type { ParsedQuery } from '../../syntax/ast.ts';
 import type { ListContext } from '../config.ts';
+import { countLiteralHit, hitLiterals, literalHit } from '../request-mask.ts';
 import { isRemembered } from '../request-text.ts';
 import type { Scope } from '../scope.ts';
 import { type CheckedRequest, checkRequest } from './check-request.ts';
@@ -39,6 +41,11 @@ export interface RequestMemo {
   readonly plan: CursorPlan;
   /** By base scope (scopeKey), most recently used last. */
   readonly shapes: Map<string, ShapeMemo>;
+  /**
+   * Set on the memo of a request served by its template's (request-mask.ts): the shapes are the template's, whose
+   * remembered filter fragments hold the template's values, so the filter's fragment is computed afresh.
+   */
+  readonly relit?: true;
 }
 
 /** The statement side of a remembered request on one base scope. */
@@ -85,6 +92,12 @@ export function checkRemembered<C extends ListContext>(
     const checked = { resolved: known.resolved, paging: known.paging, plan, after: undefined, backward: false };
     return { checked, memo: known };
   }
+  const relit = relitRequest(scope, parsed);
+  if (relit) {
+    const plan = sealedPlan(relit.plan, cursorSealOf(settings.cursors, ctx.cursorScope));
+    const checked = { resolved: relit.resolved, paging: relit.paging, plan, after: undefined, backward: false };
+    return { checked, memo: relit };
+  }
   const checked = checkRequest(scope, parsed, reuse, pageSize, ctx);
   // Only a request the parse memo hands out again is worth remembering (request-text.ts).
   if (checked.resolved.selections?.length || !isRemembered(parsed)) return { checked };
@@ -100,6 +113,30 @@ export function checkRemembered<C extends ListContext>(
   };
   memos.set(parsed, memo);
   return { checked, memo };
+}
+
+/**
+ * The memo of a request's template (request-mask.ts) with this request's literals re-resolved into the template's
+ * resolved filter, marked `relit`: its shapes are the template's, its filter values its own. Undefined when the
+ * request is no such hit, its template has no memo on this engine, or a literal does not re-resolve as it stands
+ * (refused, or changing the filter's structure): the request is then checked afresh.
+ */
+function relitRequest<C extends ListContext>(scope: Scope<C>, parsed: ParsedQuery): RequestMemo | undefined {
+  const hit = literalHit(parsed);
+  const known = hit && memos.get(hit.template);
+  const node = hit?.template.filter;
+  if (!known || !node || !known.resolved.filter || known.settings !== scope.settings) return undefined;
+  if (known.bound !== scope.bound || known.defaultSort !== scope.defaultSort) return undefined;
+  let filter: ResolvedFilter | undefined;
+  try {
+    filter = withLiterals(scope.bound, node, known.resolved.filter, hitLiterals(hit, node.span));
+  } catch {
+    // Refused: the ordinary path parses this request and refuses it there, located in its own text.
+    return undefined;
+  }
+  if (filter === undefined) return undefined;
+  countLiteralHit();
+  return { ...known, resolved: { ...known.resolved, filter }, relit: true };
 }
 
 /** What a scope contributes to a remembered shape's name: its base's builderKey and its filter options. */

@@ -23,7 +23,8 @@ import { compiledCount, compiledData, type PageStatement, scopeCopy } from './co
 import { conditionsKey, listingShape, shapeable } from './compiled-page.ts';
 import { planData } from './data-plan.ts';
 import { type FetchOptions, fetchPage, type PageData } from './fetch-page.ts';
-import { checkRemembered, type RequestMemo, rememberedShape, rememberShape } from './listing-memo.ts';
+import { checkRemembered, type RequestMemo, rememberedShape, rememberShape, type ShapeMemo } from './listing-memo.ts';
+import { literalFragment } from './literal-fragment.ts';
 import { itemKeys, projectItems } from './picked-fields.ts';
 
 export type { FetchOptions, PageData } from './fetch-page.ts';
@@ -91,7 +92,9 @@ export async function openListing<C extends ListContext>(
   const reads = paging.limit > 0;
   const known = memo && (await rememberedShape(scope, memo, options));
   const { shape, filter, keyMemo } = known
-    ? { shape: known.shape, filter: known.filter, keyMemo: known.keys }
+    ? memo?.relit
+      ? relitShape(scope, known, planned, options)
+      : { shape: known.shape, filter: known.filter, keyMemo: known.keys }
     : await deriveShape(scope, planned, plan, paging, options, tree, reads || resolved.count === true, memo);
   const copy = () => scopeCopy(scope, ctx, resolved);
   const compiledCounts = shape !== undefined && resolved.count === true;
@@ -213,8 +216,26 @@ async function deriveShape<C extends ListContext>(
   const shape = compiles ? listingShape(scope, planned, plan, paging, conditions, tree?.links) : undefined;
   if (shape === undefined) return {};
   const filter = planned.filter ? filterFragment(scope.base, bound, planned.filter, options) : undefined;
-  const remembered = memo && rememberShape(scope, memo, conditions!, options.filterConditions, shape, filter);
+  // A request served by its template's memo leaves the template's shapes as they are (their values are its own).
+  const remembered = memo?.relit
+    ? undefined
+    : memo && rememberShape(scope, memo, conditions!, options.filterConditions, shape, filter);
   return { shape, filter, keyMemo: remembered?.keys };
+}
+
+/**
+ * The shape a request's template remembered on this scope, with the filter's fragment of this request's own values
+ * (the filter cache fills the compiled shape); the template's statement keys when the fragment's SQL is its own.
+ */
+function relitShape<C extends ListContext>(
+  scope: Scope<C>,
+  known: ShapeMemo,
+  planned: ResolvedQuery,
+  options: ApplyOptions,
+): { shape: string; filter: SqlFragment | undefined; keyMemo: Map<string, string> | undefined } {
+  const filter = planned.filter ? literalFragment(scope, known, planned.filter, options) : undefined;
+  const same = filter?.sql === known.filter?.sql;
+  return { shape: known.shape, filter, keyMemo: same ? known.keys : undefined };
 }
 
 /** The statement an estimated count sends: the rows query behind the EXPLAIN prefix. */
