@@ -25,6 +25,21 @@ export function createAliasGenerator(taken: Iterable<string> = []): AliasGenerat
   };
 }
 
+/**
+ * createAliasGenerator() over names already in lower case (tableNamesOf()'s, shared, never copied) and a few more:
+ * the planner's generator, made per query.
+ */
+export function aliasGeneratorSkipping(lowerCase: ReadonlySet<string>, more: readonly string[]): AliasGenerator {
+  const extra = more.map((name) => name.toLowerCase());
+  let counter = 0;
+  return () => {
+    let alias: string;
+    do alias = `${ALIAS_PREFIX}${++counter}`;
+    while (lowerCase.has(alias) || extra.includes(alias));
+    return alias;
+  };
+}
+
 const tableNames = new WeakMap<MetadataStorage, ReadonlySet<string>>();
 
 /**

@@ -35,6 +35,18 @@ export type Link = DirectLink | PivotLink;
  * m:n uses the pivot entity's m:1 properties, matched by column names. Composite keys give several pairs.
  */
 export function linkOf(prop: EntityProperty, metadata: MetadataStorage, span: Span): Link {
+  // Metadata does not change once discovered: a property's link is worked out once (failures are thrown each time).
+  let link = links.get(prop);
+  if (link === undefined) {
+    link = workOutLink(prop, metadata, span);
+    links.set(prop, link);
+  }
+  return link;
+}
+
+const links = new WeakMap<EntityProperty, Link>();
+
+function workOutLink(prop: EntityProperty, metadata: MetadataStorage, span: Span): Link {
   const target = prop.targetMeta as EntityMetadata | undefined;
   if (!target) throw unsupported(prop, span);
   switch (prop.kind) {

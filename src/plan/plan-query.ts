@@ -8,7 +8,7 @@ import { deferSql } from '../orm/deferred-sql.ts';
 import { aliasesOf } from '../orm/qb-state.ts';
 import { type AnyQueryBuilder, entityManagerOf } from '../orm/query-builder.ts';
 import { aggregateExpression } from './aggregate.ts';
-import { type AliasGenerator, createAliasGenerator, tableNamesOf } from './alias.ts';
+import { type AliasGenerator, aliasGeneratorSkipping, tableNamesOf } from './alias.ts';
 import { type FilterConditions, filterLookup } from './entity-filters.ts';
 import { compileFilterCached } from './filter-cache.ts';
 import type { SqlFragment } from './fragment.ts';
@@ -85,11 +85,12 @@ export function planInPlace<Q extends AnyQueryBuilder>(
   resolved: ResolvedQuery,
   options: ApplyOptions = {},
   filterParams?: FilterParams,
+  filterSql?: string,
 ): PlannedQuery<Q> {
   const paging = resolvePaging(resolved, options);
   assertRoot(qb, bound);
   const sub = subQueryContext(qb, bound, options);
-  if (resolved.filter) andWhereFilter(qb, bound, resolved.filter, sub, filterParams);
+  if (resolved.filter) andWhereFilter(qb, bound, resolved.filter, sub, filterParams, filterSql);
   const joins = resolved.sort.some((t) => t.target !== undefined && t.target.relations.length > 0)
     ? joinSortPaths(qb, resolved.sort, sub.nextAlias, sub.filterOf)
     : undefined;
@@ -116,7 +117,8 @@ export function applyFilter(
 
 /**
  * The values a planned filter sends, given its compiled fragment: the engine's statement compiler (engine/page/
- * compiled-page.ts) puts markers there to learn where each value lands in the whole statement.
+ * compiled-page.ts) puts markers there to learn where each value lands in the whole statement. With `filterSql` (a
+ * marker text), planInPlace() puts that text where the filter's SQL would stand, to learn where any filter goes.
  */
 export type FilterParams = (fragment: SqlFragment) => readonly unknown[];
 
@@ -126,10 +128,11 @@ function andWhereFilter(
   filter: ResolvedFilter,
   sub: SubQueryContext,
   filterParams?: FilterParams,
+  filterSql?: string,
 ): void {
   const where = fragmentIn(qb, bound, filter, sub);
   // The string form keeps `?` placeholders and their values apart; `where(raw(...))` would inline the values.
-  qb.andWhere(where.sql, [...(filterParams ? filterParams(where) : where.params)]);
+  qb.andWhere(filterSql ?? where.sql, [...(filterParams ? filterParams(where) : where.params)]);
 }
 
 /**
@@ -168,7 +171,7 @@ function subQueryContext(qb: AnyQueryBuilder, bound: BoundSchema, options: Apply
   const em = entityManagerOf(qb);
   let generate: AliasGenerator | undefined;
   const nextAlias: AliasGenerator = () => {
-    generate ??= createAliasGenerator([qb.alias, ...aliasesOf(qb), ...tableNamesOf(em.getMetadata())]);
+    generate ??= aliasGeneratorSkipping(tableNamesOf(em.getMetadata()), [qb.alias, ...aliasesOf(qb)]);
     return generate();
   };
   return {

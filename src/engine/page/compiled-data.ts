@@ -1,4 +1,4 @@
-import type { ResolvedQuery } from '../../bind/types.ts';
+import type { BoundSchema, ResolvedQuery } from '../../bind/types.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { CursorKey, CursorPlan } from '../../keyset/cursor-plan.ts';
 import { continuePage } from '../../keyset/seek-page.ts';
@@ -13,6 +13,7 @@ import { countQuery } from '../count/exact.ts';
 import type { Scope } from '../scope.ts';
 import type { Tree } from '../tree/index.ts';
 import {
+  type CompiledPage,
   compiledPage,
   compilePage,
   fillPage,
@@ -22,6 +23,15 @@ import {
   statementKey,
 } from './compiled-page.ts';
 import { planData } from './data-plan.ts';
+import {
+  compileTemplate,
+  FILTER_SQL,
+  fillTemplate,
+  pageTemplate,
+  rememberTemplate,
+  samePage,
+  templateKey,
+} from './page-template.ts';
 import { applySearch } from './search.ts';
 
 /**
@@ -68,10 +78,13 @@ export function compiledData<C extends ListContext>(
   keyMemo?: Map<string, string>,
 ): (from: readonly CursorValue[] | undefined, backward: boolean) => Promise<PageStatement> {
   const { bound, keys } = scope;
+  // A sort through a relation joins under aliases drawn after the filter's: its statement depends on the filter.
+  const templated = filter !== undefined && !resolved.sort.some((t) => (t.target?.relations.length ?? 0) > 0);
   return async (from, backward) => {
     const key = memoKey(keyMemo, shape, filter, from, backward);
-    const sent = await sendCompiled(scope, key, filter, from, async (params) => {
-      const marked = planData(scope, resolved, plan, await copy(), options, tree, params);
+    const template = templated ? templateKey(shape, from, backward) : undefined;
+    const sent = await sendCompiled(scope, key, filter, from, template, async (params, filterSql) => {
+      const marked = planData(scope, resolved, plan, await copy(), options, tree, params, filterSql);
       const at = keyMarkers(from);
       const qb = continuePage(marked.qb, keys.dialect, bound.platform, marked.keys, paging, at, backward);
       return { query: qb.toQuery(), keys: marked.keys };
@@ -101,7 +114,7 @@ export function compiledCount<C extends ListContext>(
   const { bound } = scope;
   const key = `count\u0001${memoKey(keyMemo, shape, filter, undefined, false)}`;
   return async () => {
-    const sent = await sendCompiled(scope, key, filter, undefined, async (params) => ({
+    const sent = await sendCompiled(scope, key, filter, undefined, undefined, async (params) => ({
       query: countQuery(await copy(), bound, resolved.filter, options, params).toQuery(),
       keys: [],
     }));
@@ -131,34 +144,64 @@ function memoKey(
   return key;
 }
 
+/** What plans a statement with markers: in place of the filter's values, and with `filterSql`, of its SQL too. */
+type MarkedPlan = (
+  params: FilterParams,
+  filterSql?: string,
+) => Promise<{ query: { sql: string; params: readonly unknown[] }; keys: readonly CursorKey[] }>;
+
 /**
  * The builder sending a key's compiled statement with this request's filter values and position: compiled on first
- * use by `plan` (planned with markers in place of the filter's values; the position's are its own), remembered, and
- * undefined when the shape does not compile or execute() would not send compiled text (the caller plans afresh).
+ * use (from the listing's template under `template` when there is one, else planned by `plan` with markers in place
+ * of the filter's values; the position's are its own), remembered, and undefined when the shape does not compile or
+ * execute() would not send compiled text (the caller plans afresh).
  */
 async function sendCompiled<C extends ListContext>(
   scope: Scope<C>,
   key: string,
   filter: SqlFragment | undefined,
   at: readonly CursorValue[] | undefined,
-  plan: (
-    params: FilterParams,
-  ) => Promise<{ query: { sql: string; params: readonly unknown[] }; keys: readonly CursorKey[] }>,
+  template: string | undefined,
+  plan: MarkedPlan,
 ): Promise<PageStatement | undefined> {
   let page = compiledPage(scope.bound, key);
   if (page === undefined) {
-    const markers = filterMarkers(filter?.params.length ?? 0);
-    // The filter the plan compiles must be this request's own (same SQL, as many values): else nothing is kept.
-    let same = true;
-    const planned = await plan((fragment) => {
-      same &&= fragment.sql === filter?.sql && fragment.params.length === markers.length;
-      return markers;
-    });
-    page = same ? compilePage(planned.query, planned.keys, markers.length, at) : null;
+    page = await compileStatement(scope.bound, filter, at, template, plan);
     rememberPage(scope.bound, key, page);
   }
   if (!page) return undefined;
   const qb = compiledBuilder(scope.base, page.sql, fillPage(page, filter?.params, at));
   // The compiled text is sent through toQuery(): where execute() reads something else, plan afresh.
   return (await executeSendsToQuery(qb)) ? { qb, keys: page.keys } : undefined;
+}
+
+/**
+ * Compile a statement: the filter put in its listing's template when there is one; else planned with markers, and
+ * the listing's template made on the way (kept when it gives back this very statement for this filter).
+ */
+async function compileStatement(
+  bound: BoundSchema,
+  filter: SqlFragment | undefined,
+  at: readonly CursorValue[] | undefined,
+  template: string | undefined,
+  plan: MarkedPlan,
+): Promise<CompiledPage | null> {
+  const known = template === undefined ? undefined : pageTemplate(bound, template);
+  const filled = known && filter && fillTemplate(known, filter);
+  if (filled) return filled;
+  const markers = filterMarkers(filter?.params.length ?? 0);
+  // The filter the plan compiles must be this request's own (same SQL, as many values): else nothing is kept.
+  let same = true;
+  const planned = await plan((fragment) => {
+    same &&= fragment.sql === filter?.sql && fragment.params.length === markers.length;
+    return markers;
+  });
+  const page = same ? compilePage(planned.query, planned.keys, markers.length, at) : null;
+  if (template !== undefined && known === undefined && page && filter) {
+    const marked = await plan(() => [], FILTER_SQL);
+    const made = compileTemplate(marked.query, marked.keys, at);
+    const again = made && fillTemplate(made, filter);
+    rememberTemplate(bound, template, again && samePage(again, page) ? made : null);
+  }
+  return page;
 }

@@ -28,8 +28,9 @@ export function planData<C extends ListContext>(
   options: ApplyOptions,
   tree: Tree | undefined,
   filterParams?: FilterParams,
+  filterSql?: string,
 ): DataPlan {
-  const planned = planInPlace(scoped, scope.bound, resolved, options, filterParams);
+  const planned = planInPlace(scoped, scope.bound, resolved, options, filterParams, filterSql);
   if (planned.sort.length !== plan.keys.length) throw new Error('listql: the planned sort changed its keys');
   // The planned keys carry the aliases the planner gave relation sorts; the cursor plan carries types.
   const keys = plan.keys.map((k, i) => ({ ...k, sort: planned.sort[i]! }));
