@@ -191,6 +191,9 @@ class Route {
       return result;
     } catch (err) {
       if (connection === this.#primary || !isConnectionFailure(err)) throw err;
+      // A statement beside this one (a count beside its page, sibling nested levels) already moved the request off
+      // this server before anything was read: follow it there rather than count a second move.
+      if (this.#current !== connection && !this.#read) return this.#attempt(ensured(run), reads);
       this.#health.markDown(connection, err, this.#settings);
       if (this.#read)
         throw replicaLost(
@@ -206,11 +209,7 @@ class Route {
         );
       this.#current = next as ConnectionInternals;
       this.#tried.add(next);
-      // MikroORM opens a connection's client on first use (ensureConnection): the next server may not have one yet.
-      return this.#attempt(async (c) => {
-        await c.ensureConnection();
-        return run(c);
-      }, reads);
+      return this.#attempt(ensured(run), reads);
     }
   }
 
@@ -220,6 +219,14 @@ class Route {
     if (!this.#settings.retry || this.#tried.size > 1 || guard?.signal?.aborted) return false;
     return guard?.timeout === undefined || performance.now() - this.#opened < guard.timeout;
   }
+}
+
+/** `run` on a server whose client is open: MikroORM opens a connection's client on first use (ensureConnection). */
+function ensured<T>(run: (connection: ConnectionInternals) => Promise<T>) {
+  return async (c: ConnectionInternals): Promise<T> => {
+    await c.ensureConnection();
+    return run(c);
+  };
 }
 
 /** An object whose every member is `current()`'s at the moment it is read, methods bound to it. */
