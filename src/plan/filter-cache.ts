@@ -1,8 +1,8 @@
 import type { EntityProperty } from '@mikro-orm/core';
 import type { BoundSchema, FieldRef, ResolvedFilter } from '../bind/types.ts';
-import type { Dialect } from '../dialect/index.ts';
 import type { SqlFragment } from './fragment.ts';
 import { compileFilter, type PredicateContext } from './predicate.ts';
+import { fillSlots, markerOf, type Slot, slotsOf, withValues } from './value-slots.ts';
 
 /**
  * Compiled filters, cached by shape. The SQL of a filter depends on its shape (node kinds, operators, fields,
@@ -17,14 +17,8 @@ import { compileFilter, type PredicateContext } from './predicate.ts';
 /** Bounded like the parse cache: enough for every shape an API's clients send, small enough to never matter. */
 const MAX_ENTRIES = 512;
 
-/** U+0000 cannot appear in a literal (the grammar refuses control characters), so a marker is never real data. */
+/** The filter cache's marks (value-slots.ts); the literal memo uses another. */
 const MARK = '\u0000lq';
-
-/** Where a request's value goes: a parameter that is the literal, or a LIKE/GLOB pattern around it. */
-type Slot =
-  | { readonly kind: 'const'; readonly value: unknown }
-  | { readonly kind: 'value'; readonly index: number }
-  | { readonly kind: 'pattern'; readonly index: number; readonly prefix: string; readonly suffix: string };
 
 interface Entry {
   readonly sql: string;
@@ -63,23 +57,19 @@ export function compileFilterCached(
     cache.delete(key);
     cache.set(key, hit);
     for (let i = 0; i < hit.aliases; i++) ctx.relations?.nextAlias();
-    return { sql: hit.sql, params: fill(hit.slots, values, ctx.dialect) };
+    return { sql: hit.sql, params: fillSlots(hit.slots, values, ctx.dialect) };
   }
   const entry = compileShape(filter, values.length, ctx);
   if (!entry) return compileFilter(filter, ctx);
   cache.set(key, entry);
   if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
-  return { sql: entry.sql, params: fill(entry.slots, values, ctx.dialect) };
-}
-
-function marker(index: number): string {
-  return `${MARK}${index}\u0000`;
+  return { sql: entry.sql, params: fillSlots(entry.slots, values, ctx.dialect) };
 }
 
 /** Compile the filter with markers for its literals, and note where each marker (and each lookup) went. */
 function compileShape(filter: ResolvedFilter, count: number, ctx: PredicateContext): Entry | undefined {
   let next = 0;
-  const masked = mask(filter, () => marker(next++));
+  const masked = withValues(filter, () => markerOf(MARK, next++));
   const conditions = new Map<EntityProperty, string>();
   let keyable = true;
   let aliases = 0;
@@ -101,49 +91,10 @@ function compileShape(filter: ResolvedFilter, count: number, ctx: PredicateConte
     : undefined;
   const compiled = compileFilter(masked, relations ? { ...ctx, relations } : ctx);
   if (!keyable || compiled.sql.includes(MARK)) return undefined;
-  const slots: Slot[] = [];
-  const seen = new Set<number>();
-  for (const param of compiled.params) {
-    const slot = slotOf(param, count);
-    if (!slot) return undefined;
-    if (slot.kind !== 'const') seen.add(slot.index);
-    slots.push(slot);
-  }
   // Every literal must have landed in a parameter (MySQL's startswith binds its pattern twice: under the collation
   // for the index range, then on the bytes); anything else is not a shape we understand.
-  return seen.size === count ? { sql: compiled.sql, aliases, slots, conditions } : undefined;
-}
-
-function slotOf(param: unknown, count: number): Slot | undefined {
-  if (typeof param === 'string' && param.includes(MARK)) {
-    const at = param.indexOf(MARK);
-    const end = param.indexOf('\u0000', at + MARK.length);
-    const index = Number(param.slice(at + MARK.length, end));
-    if (!(index >= 0 && index < count) || param.indexOf(MARK, end) >= 0) return undefined;
-    if (at === 0 && end === param.length - 1) return { kind: 'value', index };
-    return { kind: 'pattern', index, prefix: param.slice(0, at), suffix: param.slice(end + 1) };
-  }
-  // Only plain values can be reused across requests; a raw fragment or any other object is compiled afresh.
-  const plain =
-    param === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof param) || param instanceof Date;
-  return plain ? { kind: 'const', value: param } : undefined;
-}
-
-function fill(slots: readonly Slot[], values: readonly unknown[], dialect: Dialect): unknown[] {
-  return slots.map((slot) => {
-    switch (slot.kind) {
-      case 'const':
-        return slot.value;
-      case 'value':
-        return values[slot.index];
-      case 'pattern':
-        return slot.prefix + dialect.escapePattern(String(values[slot.index])) + slot.suffix;
-      default: {
-        const never: never = slot;
-        return never;
-      }
-    }
-  });
+  const slots = slotsOf(compiled.params, count, MARK);
+  return slots ? { sql: compiled.sql, aliases, slots, conditions } : undefined;
 }
 
 function conditionsHold(entry: Entry, ctx: PredicateContext): boolean {
@@ -213,32 +164,6 @@ function shapeOf(filter: ResolvedFilter, values: unknown[]): string | undefined 
 
 function ref(target: FieldRef): string {
   return `${target.variable ?? ''}/${target.relations.map((r) => r.property).join('/')}/${target.field.column}`;
-}
-
-/** A copy of the filter with every literal replaced by the next marker, in the order shapeOf() collects them. */
-function mask(filter: ResolvedFilter, next: () => string): ResolvedFilter {
-  switch (filter.kind) {
-    case 'compare':
-      return { ...filter, value: next() };
-    case 'like':
-      return { ...filter, value: next() };
-    case 'in':
-      return { ...filter, values: filter.values.map(() => next()) };
-    case 'null':
-    case 'relationNull':
-      return filter;
-    case 'not':
-      return { ...filter, operand: mask(filter.operand, next) };
-    case 'and':
-    case 'or': {
-      const left = mask(filter.left, next);
-      return { ...filter, left, right: mask(filter.right, next) };
-    }
-    case 'quantifier':
-      return { ...filter, predicate: mask(filter.predicate, next) };
-    default:
-      return filter;
-  }
 }
 
 /** Count the compiled shapes cached for a bound schema (for tests and diagnostics). */
