@@ -3,6 +3,7 @@ import { parseFilter } from '../syntax/filter.ts';
 import type { EngineSettings } from './config.ts';
 import { type MaskedLiteral, maskFilter } from './request-lexer.ts';
 import { markRemembered } from './request-text.ts';
+import { SecondSendingMemo } from './second-sending.ts';
 
 /**
  * The literal memo: requests remembered by their parameters with the filter's string and number literals masked, per
@@ -21,7 +22,7 @@ import { markRemembered } from './request-text.ts';
  * that comes near any of them is parsed.
  */
 
-/** Keys kept per engine: two generations of half as many each, as the parse memo keeps texts. */
+/** Keys kept per engine, as the parse memo keeps texts (second-sending.ts). */
 const MAX_KEYS = 512;
 
 /** Keys seen once, per engine, as 30-bit hashes; forgotten all at once when this many have gathered. */
@@ -38,13 +39,7 @@ export interface LiteralHit {
   readonly literals: readonly MaskedLiteral[];
 }
 
-interface KeyMemo {
-  young: Map<string, ParsedQuery>;
-  old: Map<string, ParsedQuery>;
-  seen: Set<number>;
-}
-
-const memos = new WeakMap<EngineSettings<any>, KeyMemo>();
+const memos = new WeakMap<EngineSettings<any>, SecondSendingMemo<ParsedQuery>>();
 const HIT = Symbol('listql.literalHit');
 let enabled = true;
 let counted = 0;
@@ -90,10 +85,10 @@ export function maskRequest(settings: EngineSettings<any>, query: unknown, objec
   return { key, filter, literals };
 }
 
-function memoOf(settings: EngineSettings<any>): KeyMemo {
+function memoOf(settings: EngineSettings<any>): SecondSendingMemo<ParsedQuery> {
   let memo = memos.get(settings);
   if (!memo) {
-    memo = { young: new Map(), old: new Map(), seen: new Set() };
+    memo = new SecondSendingMemo(MAX_KEYS, MAX_SEEN);
     memos.set(settings, memo);
   }
   return memo;
@@ -105,14 +100,8 @@ function memoOf(settings: EngineSettings<any>): KeyMemo {
  * template and the literals through literalHit(). Undefined when the key is not remembered.
  */
 export function maskedRequest(settings: EngineSettings<any>, masked: Masked): ParsedQuery | undefined {
-  const memo = memoOf(settings);
-  let template = memo.young.get(masked.key);
-  if (template === undefined) {
-    template = memo.old.get(masked.key);
-    if (template === undefined) return undefined;
-    memo.old.delete(masked.key);
-    keep(memo, masked.key, template);
-  }
+  const template = memoOf(settings).get(masked.key);
+  if (template === undefined) return undefined;
   const { limits } = settings;
   const text = masked.filter;
   let filter: FilterNode | undefined;
@@ -141,34 +130,11 @@ function restOf(template: ParsedQuery): Omit<ParsedQuery, 'filter'> {
   return rest;
 }
 
-function keep(memo: KeyMemo, key: string, parsed: ParsedQuery): void {
-  if (memo.young.size >= MAX_KEYS / 2) {
-    memo.old = memo.young;
-    memo.young = new Map();
-  }
-  memo.young.set(key, parsed);
-}
-
 /** Note a request parsed without error under its masked key: its template from the key's second sending on. */
 export function noteMasked(settings: EngineSettings<any>, masked: Masked, parsed: ParsedQuery): void {
   // Nested lists and searches are never remembered by the request memo: no template of them.
   if (parsed.nested !== undefined || parsed.search !== undefined || parsed.cursor !== undefined) return;
-  const memo = memoOf(settings);
-  const hash = hashOf(masked.key);
-  if (memo.seen.delete(hash)) {
-    keep(memo, masked.key, parsed);
-    markRemembered(parsed);
-    return;
-  }
-  if (memo.seen.size >= MAX_SEEN) memo.seen = new Set();
-  memo.seen.add(hash);
-}
-
-/** FNV-1a over the text's UTF-16 units, cut to 30 bits. */
-function hashOf(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return hash & 0x3fffffff;
+  if (memoOf(settings).note(masked.key, parsed)) markRemembered(parsed);
 }
 
 /** The template and literals of a ParsedQuery maskedRequest() made. */

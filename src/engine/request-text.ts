@@ -1,5 +1,6 @@
 import type { ParsedQuery } from '../syntax/ast.ts';
 import type { EngineSettings } from './config.ts';
+import { SecondSendingMemo } from './second-sending.ts';
 
 /**
  * Parsed requests remembered by their exact text, per engine: a client that sends the same parameters again (a page
@@ -10,37 +11,22 @@ import type { EngineSettings } from './config.ts';
  * refusal is computed afresh.
  */
 
-/** Requests kept per engine: two generations of half as many each (see ParsedMemo). */
+/** Requests kept per engine (second-sending.ts). */
 const MAX_REQUESTS = 512;
 
 /** Longer requests are parsed every time (their filter text is still cached): the memo's memory stays small. */
 const MAX_TEXT = 4096;
 
-/**
- * Texts seen once, per engine, as 30-bit hashes (small integers: nothing the garbage collector has to keep or move);
- * forgotten all at once when this many have gathered. Two texts of one hash only make the second remembered at its
- * first sending: the memo itself is keyed by the whole text.
- */
+/** Texts seen once, per engine, kept as hashes until this many have gathered (second-sending.ts). */
 const MAX_SEEN = 4096;
 
-/**
- * Two generations instead of a strict LRU order: a hit in the young one costs one lookup (no reordering), a hit in
- * the old one moves the entry to the young one, and when the young one is full it becomes the old one (whose
- * entries, unused since, are dropped). At most `MAX_REQUESTS` entries are kept.
- */
-interface ParsedMemo {
-  young: Map<string, ParsedQuery>;
-  old: Map<string, ParsedQuery>;
-  seen: Set<number>;
-}
-
-const memos = new WeakMap<EngineSettings<any>, ParsedMemo>();
+const memos = new WeakMap<EngineSettings<any>, SecondSendingMemo<ParsedQuery>>();
 const remembered = new WeakSet<ParsedQuery>();
 
-function memoOf(settings: EngineSettings<any>): ParsedMemo {
+function memoOf(settings: EngineSettings<any>): SecondSendingMemo<ParsedQuery> {
   let memo = memos.get(settings);
   if (!memo) {
-    memo = { young: new Map(), old: new Map(), seen: new Set() };
+    memo = new SecondSendingMemo(MAX_REQUESTS, MAX_SEEN);
     memos.set(settings, memo);
   }
   return memo;
@@ -48,43 +34,12 @@ function memoOf(settings: EngineSettings<any>): ParsedMemo {
 
 /** The ParsedQuery this engine remembers for a request text, if any. */
 export function rememberedRequest(settings: EngineSettings<any>, text: string): ParsedQuery | undefined {
-  const memo = memoOf(settings);
-  const young = memo.young.get(text);
-  if (young) return young;
-  const old = memo.old.get(text);
-  if (old) {
-    memo.old.delete(text);
-    keep(memo, text, old);
-  }
-  return old;
-}
-
-function keep(memo: ParsedMemo, text: string, parsed: ParsedQuery): void {
-  if (memo.young.size >= MAX_REQUESTS / 2) {
-    memo.old = memo.young;
-    memo.young = new Map();
-  }
-  memo.young.set(text, parsed);
+  return memoOf(settings).get(text);
 }
 
 /** Note a request text parsed without error: remembered (with its ParsedQuery) when it was seen before. */
 export function noteRequest(settings: EngineSettings<any>, text: string, parsed: ParsedQuery): void {
-  const memo = memoOf(settings);
-  const hash = hashOf(text);
-  if (memo.seen.delete(hash)) {
-    keep(memo, text, parsed);
-    remembered.add(parsed);
-    return;
-  }
-  if (memo.seen.size >= MAX_SEEN) memo.seen = new Set();
-  memo.seen.add(hash);
-}
-
-/** FNV-1a over the text's UTF-16 units, cut to 30 bits. */
-function hashOf(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return hash & 0x3fffffff;
+  if (memoOf(settings).note(text, parsed)) remembered.add(parsed);
 }
 
 /** Let later stages remember their work on a ParsedQuery handed out again by another memo (request-mask.ts). */
