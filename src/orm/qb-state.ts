@@ -15,6 +15,8 @@ interface QueryBuilderState {
   readonly fields?: readonly unknown[];
   readonly joins: Readonly<Record<string, { readonly prop: { readonly kind: string } }>>;
   readonly autoJoinedPaths?: unknown;
+  readonly groupBy?: readonly unknown[];
+  readonly having?: object;
 }
 
 function stateOf(qb: AnyQueryBuilder): QueryBuilderState {
@@ -30,6 +32,18 @@ export function selectsExplicitly(qb: AnyQueryBuilder): boolean {
 export function joinsToMany(qb: AnyQueryBuilder): boolean {
   return Object.values(stateOf(qb).joins).some(
     (join) => join.prop.kind === ReferenceKind.ONE_TO_MANY || join.prop.kind === ReferenceKind.MANY_TO_MANY,
+  );
+}
+
+/**
+ * Tell whether every join of the QueryBuilder is to one row at most (many-to-one, one-to-one) and it neither groups
+ * nor filters groups: each row it selects is then one root row. A join this cannot tell (no relation) says no.
+ */
+export function selectsRootRows(qb: AnyQueryBuilder): boolean {
+  const state = stateOf(qb);
+  if ((state.groupBy?.length ?? 0) > 0 || Object.keys(state.having ?? {}).length > 0) return false;
+  return Object.values(state.joins ?? {}).every(
+    (join) => join.prop?.kind === ReferenceKind.MANY_TO_ONE || join.prop?.kind === ReferenceKind.ONE_TO_ONE,
   );
 }
 

@@ -1,7 +1,7 @@
-import { ReferenceKind } from '@mikro-orm/core';
 import { QueryFlag } from '@mikro-orm/sql';
 import type { BoundSchema, ResolvedFilter } from '../../bind/types.ts';
 import type { StatementGuard } from '../../dialect/index.ts';
+import { selectsRootRows } from '../../orm/qb-state.ts';
 import { type AnyQueryBuilder, type ApplyOptions, applyFilter, type FilterParams } from '../../plan/plan-query.ts';
 import { runAbortable } from '../abort.ts';
 import { executeCountOwned, executeOwned, shapeCount } from '../execute.ts';
@@ -56,14 +56,5 @@ function isPlainCount(qb: AnyQueryBuilder): boolean {
  * one-to-one row is at most one per root row), does not select `distinct` and does not group.
  */
 function rowsAreRootRows(qb: AnyQueryBuilder): boolean {
-  if (qb.hasFlag(QueryFlag.DISTINCT)) return false;
-  const state = qb.state as {
-    joins?: Record<string, { prop?: { kind?: unknown } }>;
-    groupBy?: unknown[];
-    having?: object;
-  };
-  if ((state.groupBy?.length ?? 0) > 0 || Object.keys(state.having ?? {}).length > 0) return false;
-  return Object.values(state.joins ?? {}).every(
-    (join) => join.prop?.kind === ReferenceKind.MANY_TO_ONE || join.prop?.kind === ReferenceKind.ONE_TO_ONE,
-  );
+  return !qb.hasFlag(QueryFlag.DISTINCT) && selectsRootRows(qb);
 }
