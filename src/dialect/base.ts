@@ -42,6 +42,7 @@ const BASE: Omit<Dialect, 'name' | 'label'> = {
   hopCost: 1,
   offsetRowsPerUnit: 25_000,
   statementShare: undefined,
+  inProcess: false,
   orderTerm: (column, direction, nulls) =>
     nulls === 'any' ? `${column} ${direction}` : `${column} ${direction} nulls ${nulls}`,
 

@@ -83,6 +83,7 @@ export const sqlite = defineDialect({
   // docs/security.md none holds the loop past 250 ms. A sort through relations (80 ms over every row), an offset
   // (33 ms for 100,000 rows alone, 200–350 ms behind a relation sort) and a to-one hop (15–24 ms) cost less there.
   statementShare: 3 / 8,
+  inProcess: true,
   hopCost: 1 / 4,
   relationSortCost: 1,
   offsetRowsPerUnit: 50_000,

@@ -124,6 +124,12 @@ export interface Dialect {
    */
   readonly statementShare: number | undefined;
   /**
+   * Statements run in this process, one at a time, on the event loop's thread (SQLite): no two of a request overlap
+   * (nested levels, a count beside its page, a walk's next page), and listql's executor turns the event loop and
+   * checks the request's signal before each guarded statement itself.
+   */
+  readonly inProcess: boolean;
+  /**
    * One ORDER BY term as text, for an order MikroORM does not build (a window's `over (… order by …)`): `column`
    * (already quoted) in `direction`, its NULLs `first` or `last`, or `any` for a column that holds none. The same
    * placement `orderBy()` gives (plan/order.ts), emulated where the database has no NULLS FIRST / LAST.

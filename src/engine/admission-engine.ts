@@ -39,8 +39,8 @@ export function engineAdmission<C extends ListContext>(
   const admission = admissionFor(em, option);
   // Nested levels, or a count beside its page, run side by side on PostgreSQL and MariaDB: a request takes a slot per
   // connection it may hold.
-  const sqlite = dialectFor(em.getPlatform()).name === 'sqlite';
-  const lanes = (parsed: ParsedQuery) => connectionsOf(parsed, sqlite);
+  const inProcess = dialectFor(em.getPlatform()).inProcess;
+  const lanes = (parsed: ParsedQuery) => connectionsOf(parsed, inProcess);
   // A walk's page: its pageSize, else the request's limit, else items()' default (itemsPageSize) or pages()' maxLimit.
   const walk = (
     scope: Scope<C>,

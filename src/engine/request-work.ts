@@ -59,7 +59,7 @@ export function requestWork<C extends ListContext>(
   const tree = checkTreeBudget(resolved.selections, limit, settings.limits);
   const facets = resolved.facets?.length ?? 0;
   const statements = (limit > 0 ? 1 : 0) + (resolved.count ? 1 : 0) + tree.statements + facets;
-  const connections = connectionsOf(parsed, dialectFor(bound.platform).name === 'sqlite');
+  const connections = connectionsOf(parsed, dialectFor(bound.platform).inProcess);
   return { subqueries: cost.subqueries, statements, rows: tree.rows, connections };
 }
 
@@ -68,8 +68,8 @@ export function requestWork<C extends ListContext>(
  * sibling selections (treeLanes); one on SQLite, whose statements never overlap. A count beside its page (a cheap
  * request's, page/list-page.ts) is not counted: cheap requests have their own share, sized for their pages.
  */
-export function connectionsOf(parsed: Pick<ParsedQuery, 'fields'>, sqlite: boolean): number {
-  return treeLanes(parsed.fields, sqlite);
+export function connectionsOf(parsed: Pick<ParsedQuery, 'fields'>, inProcess: boolean): number {
+  return treeLanes(parsed.fields, inProcess);
 }
 /** The engines' defaultSort, resolved once per engine (its settings object). */
 const defaultSorts = new WeakMap<object, readonly ResolvedSortTerm[] | undefined>();

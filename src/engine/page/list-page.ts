@@ -86,7 +86,7 @@ function countsBeside<C extends ListContext>(scope: Scope<C>, listing: Listing):
   const { resolved, paging } = listing;
   return (
     resolved.count === true &&
-    scope.keys.dialect.name !== 'sqlite' &&
+    !scope.keys.dialect.inProcess &&
     !inTransaction(scope.base) &&
     paging.limit > 0 &&
     paging.limit < CHEAP_ROWS &&

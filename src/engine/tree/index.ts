@@ -69,7 +69,7 @@ export async function fillTree(
   links: readonly (readonly CursorValue[])[],
 ): Promise<void> {
   const first = tree.levels[0];
-  const shared = run.connection !== undefined && first !== undefined && first.target.dialect.name !== 'sqlite';
+  const shared = run.connection !== undefined && first !== undefined && !first.target.dialect.inProcess;
   await runLevels(
     run,
     tree.levels,
@@ -90,10 +90,10 @@ function widest(levels: readonly PlannedLevel[]): number {
 
 /**
  * The connections a parsed request's nested levels may hold at once (its widest set of sibling selections, at most
- * MAX_LANES; 1 without nested selections): what admission gives it as slots. `sqlite`: levels never overlap there.
+ * MAX_LANES; 1 without nested selections): what admission gives it as slots. `inProcess` (SQLite): levels never overlap there.
  */
-export function treeLanes(fields: readonly FieldSelection[] | undefined, sqlite: boolean): number {
-  if (sqlite || !fields) return 1;
+export function treeLanes(fields: readonly FieldSelection[] | undefined, inProcess: boolean): number {
+  if (inProcess || !fields) return 1;
   const width = (selections: readonly FieldSelection[]): number => {
     let nested = 0;
     let most = 1;

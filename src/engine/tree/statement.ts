@@ -165,7 +165,7 @@ export async function explainedLevel(
 async function run(site: StatementSite, qb: AnyQueryBuilder, dialect: Dialect): Promise<Row[]> {
   if (site.connection) useConnection(qb, site.connection);
   const { signal } = site.guard;
-  if (dialect.name !== 'sqlite') return runAbortable(signal, () => executeOwned<Row>(qb, site.guard));
+  if (!dialect.inProcess) return runAbortable(signal, () => executeOwned<Row>(qb, site.guard));
   throwIfAborted(signal);
   try {
     return await executeOwned<Row>(qb, site.guard);

@@ -109,5 +109,5 @@ export function iterateItems<C extends ListContext>(
  * that would drain the page, so there is nothing to overlap.
  */
 export function readsAhead<C extends ListContext>(scope: Scope<C>): boolean {
-  return scope.keys.dialect.name !== 'sqlite';
+  return !scope.keys.dialect.inProcess;
 }
