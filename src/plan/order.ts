@@ -110,11 +110,23 @@ type OrderEntry = Record<string, QueryOrder>;
  * MikroORM's emulation, a leading `col is null` (`col is not null`) term that no index serves.
  */
 export function orderByOf(platform: Platform, dialect: Dialect, alias: string, keys: readonly SortKey[]): OrderEntry[] {
+  return orderEntries(orderTerms(platform, dialect, alias, keys));
+}
+
+/** The `orderBy()` argument for terms from orderTerms(). */
+export function orderEntries(terms: readonly (readonly [sql: string, order: QueryOrder])[]): OrderEntry[] {
+  return terms.map(([sql, order]) => ({ [raw(sql)]: order }) as OrderEntry);
+}
+
+/** The terms orderByOf() orders by, as SQL and direction: what the order of a planned query depends on. */
+export function orderTerms(
+  platform: Platform,
+  dialect: Dialect,
+  alias: string,
+  keys: readonly SortKey[],
+): [sql: string, order: QueryOrder][] {
   const nullsLowest = dialect.emulatesNullsOrder;
-  return keys.map((key) => {
-    const column = raw(sortExpression(dialect, key, keySql(platform, key, alias)));
-    return { [column]: direction(key, nullsLowest) } as OrderEntry;
-  });
+  return keys.map((key) => [sortExpression(dialect, key, keySql(platform, key, alias)), direction(key, nullsLowest)]);
 }
 
 /**

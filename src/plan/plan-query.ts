@@ -5,6 +5,7 @@ import { dialectFor } from '../dialect/index.ts';
 import { invalidParameter, invalidSchema } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import { deferSql } from '../orm/deferred-sql.ts';
+import { snapshotKey } from '../orm/qb-snapshot.ts';
 import { aliasesOf } from '../orm/qb-state.ts';
 import { type AnyQueryBuilder, entityManagerOf } from '../orm/query-builder.ts';
 import { aggregateExpression } from './aggregate.ts';
@@ -13,9 +14,10 @@ import { type FilterConditions, filterLookup } from './entity-filters.ts';
 import { compileFilterCached } from './filter-cache.ts';
 import type { SqlFragment } from './fragment.ts';
 import { joinSortPaths } from './joins.ts';
-import { effectiveSort, orderByOf, type SortKey } from './order.ts';
+import { effectiveSort, orderByOf, orderEntries, orderTerms, type SortKey } from './order.ts';
 import { type Paging, resolvePaging } from './paging.ts';
 import { compileFilter } from './predicate.ts';
+import { shapedBuilder } from './prepared.ts';
 import type { SubQueryContext } from './sub-query-context.ts';
 
 export type { AnyQueryBuilder } from '../orm/query-builder.ts';
@@ -71,8 +73,41 @@ export function planResolved<T extends object, Q extends AnyQueryBuilder = Query
   options: ApplyOptions = {},
 ): PlannedQuery<Q> {
   assertRoot(qb, bound);
+  const key = reusesShape(resolved) ? baseKeyOf(qb) : undefined;
   // Work on a copy: the caller's base scope is reused across requests and must never change or be finalized.
-  return planInPlace(qb.clone() as Q, bound, resolved, options);
+  if (key === undefined) return planInPlace(qb.clone() as Q, bound, resolved, options);
+  // The same steps as planInPlace(), with the filter's SQL and the order known before the copy is made: a shape
+  // planned before is copied with this request's values (prepared.ts) rather than planned through MikroORM again.
+  const paging = resolvePaging(resolved, options);
+  const sub = subQueryContext(qb, bound, options);
+  const where = resolved.filter ? fragmentIn(qb, bound, resolved.filter, sub) : undefined;
+  const sort = effectiveSort(bound, resolved.sort);
+  const terms = orderTerms(bound.platform, dialectFor(bound.platform), qb.alias, sort);
+  const out = shapedBuilder(qb, key, where, terms, (copy) => {
+    if (where) copy.andWhere(where.sql, [...where.params]);
+    copy.orderBy(orderEntries(terms) as never);
+  });
+  setPage(out, paging);
+  return { qb: out, sort, paging };
+}
+
+/** A plan without sort joins or aggregate keys: its builder depends on the base, the filter's SQL and the order. */
+function reusesShape(resolved: ResolvedQuery): boolean {
+  return resolved.sort.every((t) => t.aggregate === undefined && (t.target?.relations.length ?? 0) === 0);
+}
+
+/** The base's snapshotKey(), or undefined when its state cannot be keyed (or reading it fails). */
+function baseKeyOf(qb: AnyQueryBuilder): string | undefined {
+  try {
+    return snapshotKey(qb);
+  } catch {
+    return undefined;
+  }
+}
+
+function setPage(qb: AnyQueryBuilder, paging: Paging): void {
+  qb.limit(paging.limit);
+  if (paging.offset !== undefined) qb.offset(paging.offset);
 }
 
 /**
@@ -96,8 +131,7 @@ export function planInPlace<Q extends AnyQueryBuilder>(
     : undefined;
   const sort = effectiveSort(bound, resolved.sort, joins, (a) => aggregateKeySql(a, qb, bound, sub));
   qb.orderBy(orderByOf(bound.platform, dialectFor(bound.platform), qb.alias, sort) as never);
-  qb.limit(paging.limit);
-  if (paging.offset !== undefined) qb.offset(paging.offset);
+  setPage(qb, paging);
   return { qb, sort, paging };
 }
 
