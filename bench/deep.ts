@@ -3,12 +3,14 @@
  * 90 % of the table against page 1, both through list() (the ratio the bench checks), and the same two data
  * statements sent alone (the database's share). BENCH_ROWS (default 1,000,000) sizes the table, BENCH_DIALECTS
  * (comma-separated sqlite, postgresql, mariadb) picks the databases, BENCH_SORTS (`;`-separated) the sorts,
- * BENCH_ROUNDS (default 41) the side-by-side rounds of each ratio.
+ * BENCH_ROUNDS (default 41) the side-by-side rounds of each ratio. BENCH_CPU=1 (SQLite) adds processor-time ratios,
+ * among them a new cursor on every request with the cursor memo on against off (same process, interleaved).
  */
 import type { MikroORM } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { MikroORM as SqliteORM } from '@mikro-orm/sqlite';
 import { PAGE_STATEMENT } from '../src/engine/page/compiled-data.ts';
+import { cursorMemo } from '../src/engine/request-mask.ts';
 import { openDatabase } from '../test/helpers/db.ts';
 import { loadBooks } from './data.ts';
 import { BENCH_SORTS, benchDeepPages, createAdvisedIndexes, deepPageEngine, SLOW } from './engine.ts';
@@ -103,8 +105,45 @@ async function cpuRatios(orm: MikroORM): Promise<string[]> {
       `CPU time per list(), deep / page 1, sort=${sort}, sqlite`.padEnd(80) +
         ` ${`${ratio.median.toFixed(2)}x`.padStart(8)}  ${noise(ratio).padStart(7)}  (${fmt(summarize(a).median, 'ms')} vs ${fmt(summarize(b).median, 'ms')})`,
     );
+    out.push(await newCursors(scoped, sort, cursor, cpu));
   }
   return out;
+}
+
+/**
+ * A new cursor on every request (1,500 cursors of consecutive deep pages, each sent once per round: more than the
+ * parse memo keeps), the cursor memo on against off, in interleaved batches: what the memo saves a client paging on.
+ */
+async function newCursors(
+  scoped: () => ReturnType<ReturnType<typeof deepPageEngine>['from']>,
+  sort: string,
+  start: string,
+  cpu: (fn: () => Promise<unknown>, n: number) => Promise<number>,
+): Promise<string> {
+  const cursors: string[] = [start];
+  while (cursors.length < 1500) {
+    const next = (await scoped().list({ sort, limit: '20', cursor: cursors.at(-1)! })).page.nextCursor;
+    if (!next) break;
+    cursors.push(next);
+  }
+  let i = 0;
+  const deep = () => scoped().list({ sort, limit: '20', cursor: cursors[i++ % cursors.length]! });
+  const on: number[] = [];
+  const off: number[] = [];
+  const r: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const x = await cpu(deep, 20);
+    cursorMemo.enable(false);
+    const y = await cpu(deep, 20).finally(() => cursorMemo.enable(true));
+    on.push(x);
+    off.push(y);
+    r.push(x / y);
+  }
+  const ratio = summarize(r);
+  return (
+    `CPU time per list(), new cursor each time, memo on / off, sort=${sort}, sqlite`.padEnd(80) +
+    ` ${`${ratio.median.toFixed(2)}x`.padStart(8)}  ${noise(ratio).padStart(7)}  (${fmt(summarize(on).median, 'ms')} vs ${fmt(summarize(off).median, 'ms')})`
+  );
 }
 
 async function run(orm: MikroORM, dialect: (typeof ALL)[number]): Promise<void> {

@@ -37,6 +37,7 @@ const BASE: Omit<Dialect, 'name' | 'label'> = {
   seeksNullableByUnion: false,
   seeksMixedByUnion: false,
   compoundsBySubquery: false,
+  seekParameter: '?',
   unionBranchCost: 1,
   relationSortCost: 4,
   hopCost: 1,

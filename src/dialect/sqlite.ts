@@ -73,6 +73,9 @@ export const sqlite = defineDialect({
   // `price,-createdAt` at 1M rows, the plain predicate filtering 1,000 rows of the cursor's price).
   seeksMixedByUnion: true,
   compoundsBySubquery: true,
+  // A bound value the planner may read makes SQLite prepare the statement again on every run (STAT4): the keyset's
+  // values and the branches' limits are sent as `+?` (the deep `-score` page's statement alone: 27 µs against 90 µs).
+  seekParameter: '+?',
 
   // SQLite's LIKE folds ASCII case: GLOB is its case-sensitive pattern test. Its built-in lower() folds A–Z only.
   escapePattern: escapeGlob,

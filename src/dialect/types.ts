@@ -104,6 +104,13 @@ export interface Dialect {
    */
   readonly compoundsBySubquery: boolean;
   /**
+   * The placeholder of a cursor's key value and of a UNION ALL branch's LIMIT (keyset/): `?`, or on SQLite `+?`, the
+   * same value, which its planner does not read. SQLite (built with STAT4, as better-sqlite3 is) plans a statement
+   * again every time a value it may read is bound (a LIMIT, or a comparison with an analyzed index): a page after a
+   * cursor would be prepared anew on every request. Its seeks need no value to be planned.
+   */
+  readonly seekParameter: string;
+  /**
    * How many runs of the filter the cost budget charges for each such branch (bind/cost-page.ts): each repeats the
    * filter, and where a branch is read along an index the scope does not lead, it evaluates it on many more rows.
    */

@@ -20,6 +20,12 @@ import { SecondSendingMemo } from './second-sending.ts';
  * never a literal's value; paging and the cursor plan read `limit`, `offset` and `sort`, which are exact. The parse
  * limits a literal can reach (its own bytes, the filter's, the query's) are checked here, conservatively: a request
  * that comes near any of them is parsed.
+ *
+ * The cursor is masked the same way: its value is left out of the key (whether there is one is part of it, as the
+ * budget reads that), so every page of one listing shares a key, with or without literals in its filter. A request
+ * of such a key keeps its own cursor; the request memo decodes it against the template's cursor plan, with this
+ * request's seal, so its direction, its age and every refusal are its own. A cursor the parser would refuse (empty,
+ * too long, outside base64url) sends the request down the ordinary path.
  */
 
 /** Keys kept per engine, as the parse memo keeps texts (second-sending.ts). */
@@ -36,36 +42,53 @@ export type { MaskedLiteral };
 /** A request of a remembered masked key: the template's parsed request and this request's literals. */
 export interface LiteralHit {
   readonly template: ParsedQuery;
+  /** Empty when the filter has none (only the cursor was masked): the template's filter is this request's. */
   readonly literals: readonly MaskedLiteral[];
 }
 
 const memos = new WeakMap<EngineSettings<any>, SecondSendingMemo<ParsedQuery>>();
 const HIT = Symbol('listql.literalHit');
+/** A ParsedQuery maskedRequest() made: its hit rides on it. */
+type HitQuery = ParsedQuery & { readonly [HIT]: LiteralHit };
 let enabled = true;
+let cursorsMasked = true;
 let counted = 0;
+let cursorHits = 0;
 
-/** A request's masked key and literals, or undefined when it is not one the memo takes. */
+/** A request's masked key, literals and cursor, or undefined when it is not one the memo takes. */
 export interface Masked {
   readonly key: string;
-  readonly filter: string;
+  readonly filter: string | undefined;
   readonly literals: readonly MaskedLiteral[];
+  /** The request's cursor, masked in the key. */
+  readonly cursor: string | undefined;
 }
 
+/** What the parser accepts as a cursor (syntax/values.ts checkCursor): base64url, not empty. */
+const CURSOR = /^[A-Za-z0-9_-]+$/;
+
+/** Marks the masked cursor in a key (a control character: no other value of a masked key holds one). */
+const CURSOR_MARK = '\u0001c';
+
 /**
- * Mask a request's filter: the key (the request's parameters, in order, the filter's literals replaced by marks) and
- * the literals. Undefined for a request without a filter, a raw query string, any value that is not a string, a nested
- * list's parameter, a filter this lexer does not read as the grammar does, or one near a parse limit.
+ * Mask a request: the key (the request's parameters, in order, the filter's literals and the cursor replaced by
+ * marks), the literals and the cursor. Undefined for a request with neither literals nor a cursor, a raw query
+ * string, any value that is not a string, a nested list's parameter, a filter this lexer does not read as the
+ * grammar does, a cursor the parser would refuse, or one near a parse limit.
  */
 export function maskRequest(settings: EngineSettings<any>, query: unknown, objectForm: boolean): Masked | undefined {
   if (!enabled || typeof query !== 'object' || query === null || query instanceof URLSearchParams) return undefined;
   const values = query as Record<string, unknown>;
-  const filter = values.filter;
-  if (typeof filter !== 'string') return undefined;
+  const { filter, cursor } = values;
   const { limits } = settings;
-  if (filter.length * 3 > limits.maxFilterBytes) return undefined;
+  const masksCursor = cursorsMasked && typeof cursor === 'string';
+  if (masksCursor && (cursor.length > limits.maxCursorBytes || !CURSOR.test(cursor))) return undefined;
+  if (typeof filter !== 'string' && !masksCursor) return undefined;
+  if (typeof filter === 'string' && filter.length * 3 > limits.maxFilterBytes) return undefined;
   const literals: MaskedLiteral[] = [];
-  const masked = maskFilter(filter, literals, limits.maxLiteralBytes);
-  if (masked === undefined || literals.length === 0) return undefined;
+  const masked = typeof filter === 'string' ? maskFilter(filter, literals, limits.maxLiteralBytes) : undefined;
+  if (typeof filter === 'string' && masked === undefined) return undefined;
+  if (literals.length === 0 && !masksCursor) return undefined;
   let key = objectForm ? 'o' : 'q';
   let units = 0;
   for (const name of Object.keys(values)) {
@@ -73,7 +96,8 @@ export function maskRequest(settings: EngineSettings<any>, query: unknown, objec
     if (name.includes('.')) return undefined;
     units += name.length;
     key += `${name.length}:${name}`;
-    if (name === 'filter') key += `=${masked.length}:${masked}`;
+    if (name === 'filter' && masked !== undefined) key += `=${masked.length}:${masked}`;
+    else if (name === 'cursor' && masksCursor) key += CURSOR_MARK;
     else if (typeof value === 'string') key += `=${value.length}:${value}`;
     else if (value === undefined) key += 'u';
     else return undefined;
@@ -82,7 +106,12 @@ export function maskRequest(settings: EngineSettings<any>, query: unknown, objec
   }
   // A UTF-16 unit is at most 3 UTF-8 bytes: within this, the query's size limit cannot be reached.
   if (units * 3 > limits.maxQueryBytes) return undefined;
-  return { key, filter, literals };
+  return {
+    key,
+    filter: typeof filter === 'string' ? filter : undefined,
+    literals,
+    cursor: masksCursor ? cursor : undefined,
+  };
 }
 
 function memoOf(settings: EngineSettings<any>): SecondSendingMemo<ParsedQuery> {
@@ -95,26 +124,30 @@ function memoOf(settings: EngineSettings<any>): SecondSendingMemo<ParsedQuery> {
 }
 
 /**
- * The ParsedQuery of a request whose masked key this engine remembers: the template's parameters, and a filter
- * parsed from this request's own text when something reads it. The request memo (listing-memo.ts) finds the
- * template and the literals through literalHit(). Undefined when the key is not remembered.
+ * The ParsedQuery of a request whose masked key this engine remembers: the template's parameters, this request's
+ * cursor, and a filter parsed from this request's own text when something reads it (the template's own when only
+ * the cursor was masked). The request memo (listing-memo.ts) finds the template and the literals through
+ * literalHit(). Undefined when the key is not remembered.
  */
 export function maskedRequest(settings: EngineSettings<any>, masked: Masked): ParsedQuery | undefined {
   const template = memoOf(settings).get(masked.key);
   if (template === undefined) return undefined;
-  const { limits } = settings;
-  const text = masked.filter;
-  let filter: FilterNode | undefined;
   const hit: LiteralHit = { template, literals: masked.literals };
+  const cursor = masked.cursor === undefined ? {} : { cursor: masked.cursor };
   // The hit rides on the object itself (a symbol key): cheaper per request than a WeakMap entry.
+  if (masked.literals.length === 0) return { ...template, ...cursor, [HIT]: hit } as HitQuery;
+  const { limits } = settings;
+  const text = masked.filter!;
+  let filter: FilterNode | undefined;
   return {
     ...restOf(template),
+    ...cursor,
     get filter() {
       filter ??= parseFilter(text, limits);
       return filter;
     },
     [HIT]: hit,
-  } as ParsedQuery;
+  } as HitQuery;
 }
 
 const rests = new WeakMap<ParsedQuery, Omit<ParsedQuery, 'filter'>>();
@@ -132,8 +165,10 @@ function restOf(template: ParsedQuery): Omit<ParsedQuery, 'filter'> {
 
 /** Note a request parsed without error under its masked key: its template from the key's second sending on. */
 export function noteMasked(settings: EngineSettings<any>, masked: Masked, parsed: ParsedQuery): void {
-  // Nested lists and searches are never remembered by the request memo: no template of them.
-  if (parsed.nested !== undefined || parsed.search !== undefined || parsed.cursor !== undefined) return;
+  // Nested lists and searches are never remembered by the request memo: no template of them (nor of a cursor while
+  // cursors are not masked).
+  if (parsed.nested !== undefined || parsed.search !== undefined) return;
+  if (parsed.cursor !== undefined && !cursorsMasked) return;
   if (memoOf(settings).note(masked.key, parsed)) markRemembered(parsed);
 }
 
@@ -154,6 +189,16 @@ export function countLiteralHit(): void {
   counted++;
 }
 
+/** Count a request whose cursor was decoded against its template's checks (for tests: the memo was used). */
+export function countCursorHit(): void {
+  cursorHits++;
+}
+
+/** Whether requests with a cursor may be served by a memo (cursorMemo.enable). */
+export function cursorsRemembered(): boolean {
+  return cursorsMasked;
+}
+
 /**
  * Requests served by the literal memo so far, in this process; and a switch to turn the memo off (tests compare an
  * engine with it against one without). Not part of the public interface.
@@ -162,5 +207,16 @@ export const literalMemo = {
   hits: (): number => counted,
   enable: (on: boolean): void => {
     enabled = on;
+  },
+};
+
+/**
+ * The same for cursors: requests with a cursor served by a remembered request's checks, and a switch that sends
+ * every request with a cursor down the ordinary path (neither masked nor remembered). Not part of the public interface.
+ */
+export const cursorMemo = {
+  hits: (): number => cursorHits,
+  enable: (on: boolean): void => {
+    cursorsMasked = on;
   },
 };

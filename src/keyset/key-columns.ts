@@ -52,7 +52,7 @@ export function keysetColumns(
   dialect: Dialect,
 ): KeysetColumn[] {
   return keys.map((k) => {
-    const value = aggregateValue(k, dialect) ?? sortExpression(dialect, k.sort, '?');
+    const value = aggregateValue(k, dialect) ?? sortExpression(dialect, k.sort, dialect.seekParameter);
     return {
       sql: sortExpression(dialect, k.sort, columnSql(qb, k.sort, platform)),
       direction: k.sort.direction,

@@ -19,9 +19,7 @@ import {
 /**
  * Narrow the planned page query to the rows after `at` (or, backward, before it): one predicate, or a UNION ALL of
  * seekable branches (see seekAfter); without `at`, the first page (see seekFirst). A backward page is the forward
- * plan mirrored: every key's direction and NULL placement flip in the order and in the keyset predicate, so the
- * `limit + 1` rows nearest before the position come first, and an index serving the forward order serves this one
- * read backwards.
+ * plan mirrored (every key's direction and NULL placement flip), read backwards along the same index.
  */
 export function continuePage(
   qb: AnyQueryBuilder,
@@ -33,15 +31,8 @@ export function continuePage(
   backward: boolean,
 ): AnyQueryBuilder {
   const keys = backward ? mirrorKeys(planned) : planned;
-  if (backward)
-    qb.orderBy(
-      orderByOf(
-        platform,
-        dialect,
-        qb.alias,
-        keys.map((k) => k.sort),
-      ) as never,
-    );
+  const sorts = keys.map((k) => k.sort);
+  if (backward) qb.orderBy(orderByOf(platform, dialect, qb.alias, sorts) as never);
   // A first page: as planned, or on MySQL, seekable parts (see seekFirst); backward, the last page, mirrored.
   if (at === undefined)
     return seekFirst(qb, dialect, () => keysetColumns(qb, keys, platform, dialect), keys, platform, paging);
@@ -206,22 +197,25 @@ export function unionPage(
   const order = keys.map((k, i) => ({ ...k.sort, column: orderAlias(i), alias: qb.alias, caseInsensitive: false }));
   outer.orderBy(orderByOf(platform, dialect, qb.alias, order));
   outer.limit(limit);
-  return bySubquery ? subqueryCompound(qb, outer, parts, platform) : outer;
+  return bySubquery ? subqueryCompound(qb, outer, parts, platform, dialect.seekParameter) : outer;
 }
 
 /**
  * The UNION ALL page as SQLite takes it: each branch wrapped as `select * from (…)`, their compound read under the
- * root alias by `outer` (its select list, order and limit), which otherwise reads the root table. The statement is
- * sent as compiled text, on `qb`'s EntityManager and connection, mapping rows to its root entity.
+ * root alias by `outer` (its select list, order and limit), which otherwise reads the root table. Each limit (a
+ * branch's, ending it, and the outer one) is sent as `parameter` (Dialect.seekParameter). The statement is sent as
+ * compiled text, on `qb`'s EntityManager and connection, mapping rows to its root entity.
  */
 function subqueryCompound(
   qb: AnyQueryBuilder,
   outer: AnyQueryBuilder,
   parts: readonly AnyQueryBuilder[],
   platform: Platform,
+  parameter: string,
 ): AnyQueryBuilder {
+  const limited = (sql: string) => (sql.endsWith(LIMIT) ? `${sql.slice(0, -1)}${parameter}` : sql);
   const compiled = parts.map((part) => part.toQuery());
-  const union = compiled.map((c) => `select * from (${c.sql})`).join(' union all ');
+  const union = compiled.map((c) => `select * from (${limited(c.sql)})`).join(' union all ');
   const shell = outer.toQuery();
   // The outer query reads the root table with no condition: its FROM clause ends where its ORDER BY starts, and its
   // values (the limit) all come after that.
@@ -229,9 +223,12 @@ function subqueryCompound(
   const tail = shell.sql.slice(shell.sql.lastIndexOf(' order by '));
   if (from < 0 || tail.split('?').length - 1 !== shell.params.length)
     throw new Error('listql: unexpected outer query of a UNION ALL page');
-  const sql = `${shell.sql.slice(0, from)} from (${union}) as ${platform.quoteIdentifier(qb.alias)}${tail}`;
+  const sql = `${shell.sql.slice(0, from)} from (${union}) as ${platform.quoteIdentifier(qb.alias)}${limited(tail)}`;
   return compiledBuilder(qb, sql, [...compiled.flatMap((c) => c.params), ...shell.params]);
 }
+
+/** How a branch's statement and the outer one end, as MikroORM renders their limit. */
+const LIMIT = ' limit ?';
 
 /**
  * The order of one branch, equal to the whole order on the branch's rows: the keys it holds constant are left out,

@@ -142,18 +142,19 @@ const [AT, KEY] = [id('e.at_moment'), id('e.entry_id')];
 /**
  * The keyset predicate on (at, id) past a cursor, as the driver receives it: a row-value comparison, except on
  * MariaDB, which reads one as a filter over a full scan and so gets the expanded form, whose leading bound is a
- * range the index on (at_moment, entry_id) seeks to.
+ * range the index on (at_moment, entry_id) seeks to. On SQLite each cursor value is `+?`, a value its planner does
+ * not read (Dialect.seekParameter).
  */
 const AFTER: PerDialectSql = {
   postgresql: sql`(${AT}, ${KEY}) > (${param}, ${param})`,
-  sqlite: sql`(${AT}, ${KEY}) > (${param}, ${param})`,
+  sqlite: sql`(${AT}, ${KEY}) > (+${param}, +${param})`,
   mariadb: sql`(${AT} >= ${param} and ((${AT} > ${param}) or (${AT} = ${param} and ${KEY} > ${param})))`,
 };
 
 /** The same predicate mirrored, for a backward page. */
 const BEFORE: PerDialectSql = {
   postgresql: sql`(${AT}, ${KEY}) < (${param}, ${param})`,
-  sqlite: sql`(${AT}, ${KEY}) < (${param}, ${param})`,
+  sqlite: sql`(${AT}, ${KEY}) < (+${param}, +${param})`,
   mariadb: sql`(${AT} <= ${param} and ((${AT} < ${param}) or (${AT} = ${param} and ${KEY} < ${param})))`,
 };
 

@@ -5,36 +5,50 @@
  * straight to its compiled statement (compiled-page.ts).
  *
  * What it may not assume is checked on every request, never remembered: the cursor seal (from `ctx.cursorScope`,
- * attached afresh), the MikroORM filter conditions in force (the root's and each related entity's, read again from
- * the EntityManager and compared as keys), and the base scope (its builderKey and filter options name the entry).
- * Requests with a cursor (their position is decoded and its age checked each time), a walk's own page size,
- * nested selections, a search, or compiling switched off are not remembered.
+ * attached afresh), the cursor's position (decoded against the remembered cursor plan with that seal, so its
+ * direction, its age and any refusal are this request's own), the MikroORM filter conditions in force (the root's
+ * and each related entity's, read again from the EntityManager and compared as keys), and the base scope (its
+ * builderKey and filter options name the entry). A memo holds no cursor: whether the request has one is part of what
+ * it remembers (the cost budget reads that), and a request with a cursor reaches it either as the same parameters
+ * again or through the cursor mask (request-mask.ts), which keys requests without their cursor's value. A walk's own
+ * page size, nested selections, a search, or compiling switched off are not remembered.
  */
-import { type EntityProperty, type FilterQuery, Utils } from '@mikro-orm/core';
+import type { EntityProperty } from '@mikro-orm/core';
 import { withLiterals } from '../../bind/literal-slots.ts';
 import type { BoundSchema, ResolvedFilter, ResolvedQuery } from '../../bind/types.ts';
-import { type CursorPlan, sealedPlan } from '../../keyset/cursor-plan.ts';
+import { invalidCursor, WALK_BACKWARD } from '../../errors.ts';
+import { decodePosition } from '../../keyset/cursor-codec.ts';
+import { type CursorPlan, expectationOf, sealedPlan } from '../../keyset/cursor-plan.ts';
 import { cursorSealOf } from '../../keyset/cursor-seal.ts';
-import { relationFilterOptions } from '../../orm/active-filters.ts';
 import { plainKey } from '../../orm/plain-key.ts';
-import { entityManagerOf } from '../../orm/query-builder.ts';
 import type { FilterConditions } from '../../plan/entity-filters.ts';
 import type { SqlFragment } from '../../plan/fragment.ts';
 import type { Paging } from '../../plan/paging.ts';
 import type { ApplyOptions } from '../../plan/plan-query.ts';
 import type { ParsedQuery } from '../../syntax/ast.ts';
 import type { ListContext } from '../config.ts';
-import { countLiteralHit, hitLiterals, literalHit } from '../request-mask.ts';
+import {
+  countCursorHit,
+  countLiteralHit,
+  cursorsRemembered,
+  hitLiterals,
+  type LiteralHit,
+  literalHit,
+} from '../request-mask.ts';
 import { isRemembered } from '../request-text.ts';
 import type { Scope } from '../scope.ts';
 import { type CheckedRequest, checkRequest } from './check-request.ts';
 import { baseKey, conditionsKey } from './compiled-page.ts';
+import { relatedConditions } from './related-conditions.ts';
 
 /** A remembered request of one engine: its checks' outcome and, per base scope, its statement's shape. */
 export interface RequestMemo {
   readonly settings: object;
   readonly bound: BoundSchema;
   readonly defaultSort: unknown;
+  /** Whether the request had a cursor (its value is not kept: each request decodes its own). */
+  readonly cursor: boolean;
+  /** The resolved request without its cursor. */
   readonly resolved: ResolvedQuery;
   readonly paging: Paging;
   /** The cursor plan without any request's seal. */
@@ -67,8 +81,8 @@ const memos = new WeakMap<ParsedQuery, RequestMemo>();
 const scopeKeys = new WeakMap<object, string | null>();
 
 /**
- * Check a request as checkRequest() does, or take the outcome of its earlier check (same engine, no cursor, no
- * walk page size) with this request's seal attached. The memo is returned when the request may use it.
+ * Check a request as checkRequest() does, or take the outcome of its earlier check (same engine, no walk page size)
+ * with this request's seal attached and its own cursor decoded. The memo is returned when the request may use it.
  */
 export function checkRemembered<C extends ListContext>(
   scope: Scope<C>,
@@ -83,30 +97,22 @@ export function checkRemembered<C extends ListContext>(
     settings.compileStatements &&
     pageSize === undefined &&
     backwardLists === undefined &&
-    parsed.cursor === undefined &&
+    (parsed.cursor === undefined || cursorsRemembered()) &&
     parsed.search === undefined;
   if (!eligible) return { checked: checkRequest(scope, parsed, reuse, pageSize, ctx) };
-  const known = memos.get(parsed);
-  if (known && known.settings === settings && known.bound === scope.bound && known.defaultSort === scope.defaultSort) {
-    const plan = sealedPlan(known.plan, cursorSealOf(settings.cursors, ctx.cursorScope));
-    const checked = { resolved: known.resolved, paging: known.paging, plan, after: undefined, backward: false };
-    return { checked, memo: known };
-  }
-  const relit = relitRequest(scope, parsed);
-  if (relit) {
-    const plan = sealedPlan(relit.plan, cursorSealOf(settings.cursors, ctx.cursorScope));
-    const checked = { resolved: relit.resolved, paging: relit.paging, plan, after: undefined, backward: false };
-    return { checked, memo: relit };
-  }
+  const known = rememberedFor(scope, parsed);
+  if (known) return { checked: checkedBy(scope, known, parsed.cursor, reuse, ctx), memo: known };
   const checked = checkRequest(scope, parsed, reuse, pageSize, ctx);
   // Only a request the parse memo hands out again is worth remembering (request-text.ts).
   if (checked.resolved.selections?.length || !isRemembered(parsed)) return { checked };
   const { seal: _seal, ...plan } = checked.plan;
+  const { cursor: _cursor, ...resolved } = checked.resolved;
   const memo: RequestMemo = {
     settings,
     bound: scope.bound,
     defaultSort: scope.defaultSort,
-    resolved: checked.resolved,
+    cursor: parsed.cursor !== undefined,
+    resolved,
     paging: checked.paging,
     plan,
     shapes: new Map(),
@@ -116,17 +122,64 @@ export function checkRemembered<C extends ListContext>(
 }
 
 /**
+ * The remembered checks a request may take: its own ParsedQuery's (the same parameters again), its template's when
+ * only its cursor was masked, or its template's with its literals re-resolved (relitRequest).
+ */
+function rememberedFor<C extends ListContext>(scope: Scope<C>, parsed: ParsedQuery): RequestMemo | undefined {
+  const own = memos.get(parsed);
+  if (own) return holds(scope, own, parsed) ? own : undefined;
+  const hit = literalHit(parsed);
+  if (!hit) return undefined;
+  if (hit.literals.length > 0) return relitRequest(scope, parsed, hit);
+  const known = memos.get(hit.template);
+  return known && holds(scope, known, parsed) ? known : undefined;
+}
+
+/** Whether a memo was made on this engine and scope, for a request with a cursor exactly when this one has one. */
+function holds<C extends ListContext>(scope: Scope<C>, memo: RequestMemo, parsed: ParsedQuery): boolean {
+  return (
+    memo.settings === scope.settings &&
+    memo.bound === scope.bound &&
+    memo.defaultSort === scope.defaultSort &&
+    memo.cursor === (parsed.cursor !== undefined)
+  );
+}
+
+/**
+ * A request checked by its memo: the remembered outcome with this request's seal attached and, when it has a cursor,
+ * that cursor decoded against the remembered plan as checkRequest() decodes it (same expectation, same refusals).
+ */
+function checkedBy<C extends ListContext>(
+  scope: Scope<C>,
+  memo: RequestMemo,
+  cursor: string | undefined,
+  reuse: boolean,
+  ctx: C,
+): CheckedRequest {
+  const { settings } = scope;
+  const plan = sealedPlan(memo.plan, cursorSealOf(settings.cursors, ctx.cursorScope));
+  const { resolved, paging } = memo;
+  if (cursor === undefined) return { resolved, paging, plan, after: undefined, backward: false };
+  const position = decodePosition(cursor, expectationOf(plan, settings.limits.maxCursorBytes));
+  if (reuse && position.backward) throw invalidCursor(WALK_BACKWARD);
+  countCursorHit();
+  return { resolved: { ...resolved, cursor }, paging, plan, after: position.keys, backward: position.backward };
+}
+
+/**
  * The memo of a request's template (request-mask.ts) with this request's literals re-resolved into the template's
  * resolved filter, marked `relit`: its shapes are the template's, its filter values its own. Undefined when the
- * request is no such hit, its template has no memo on this engine, or a literal does not re-resolve as it stands
- * (refused, or changing the filter's structure): the request is then checked afresh.
+ * template has no memo on this engine, or a literal does not re-resolve as it stands (refused, or changing the
+ * filter's structure): the request is then checked afresh.
  */
-function relitRequest<C extends ListContext>(scope: Scope<C>, parsed: ParsedQuery): RequestMemo | undefined {
-  const hit = literalHit(parsed);
-  const known = hit && memos.get(hit.template);
-  const node = hit?.template.filter;
-  if (!known || !node || !known.resolved.filter || known.settings !== scope.settings) return undefined;
-  if (known.bound !== scope.bound || known.defaultSort !== scope.defaultSort) return undefined;
+function relitRequest<C extends ListContext>(
+  scope: Scope<C>,
+  parsed: ParsedQuery,
+  hit: LiteralHit,
+): RequestMemo | undefined {
+  const known = memos.get(hit.template);
+  const node = hit.template.filter;
+  if (!known || !node || !known.resolved.filter || !holds(scope, known, parsed)) return undefined;
   let filter: ResolvedFilter | undefined;
   try {
     filter = withLiterals(scope.bound, node, known.resolved.filter, hitLiterals(hit, node.span));
@@ -194,29 +247,4 @@ export function rememberShape<C extends ListContext>(
   memo.shapes.set(key, remembered);
   if (memo.shapes.size > MAX_SCOPES) memo.shapes.delete(memo.shapes.keys().next().value as string);
   return remembered;
-}
-
-/** The active filter condition of each related entity in `relations`, read as prepareFilters() reads them. */
-async function relatedConditions<C extends ListContext>(
-  scope: Scope<C>,
-  relations: readonly EntityProperty[],
-): Promise<FilterConditions> {
-  const em = entityManagerOf(scope.base);
-  const byRelation = new Map<EntityProperty, FilterQuery<any> | undefined>();
-  for (const prop of relations) {
-    const where = {};
-    const found = await em.applyFilters(
-      prop.targetMeta!.class,
-      where,
-      relationFilterOptions(prop, scope.filters),
-      'read',
-    );
-    byRelation.set(prop, found === where || isEmpty(found) ? undefined : (found as FilterQuery<any>));
-  }
-  return { options: scope.filters, byRelation };
-}
-
-/** Empty as prepareFilters() tells it: no condition, or a plain object without keys. */
-function isEmpty(cond: unknown): boolean {
-  return cond === undefined || cond === null || (Utils.isPlainObject(cond) && Reflect.ownKeys(cond).length === 0);
 }
