@@ -7,24 +7,27 @@
  */
 export function utcDateText(text: string): Date | undefined {
   const n = text.length;
-  if (n < 19 || n === 20 || n > 26) return undefined;
-  if (!punctuated(text, n)) return undefined;
-  const year = digits(text, 0, 4);
-  const month = digits(text, 5, 7);
-  const day = digits(text, 8, 10);
-  const hour = digits(text, 11, 13);
-  const minute = digits(text, 14, 16);
-  const second = digits(text, 17, 19);
+  if (n < 19 || n === 20 || n > 26 || !punctuated(text, n)) return undefined;
+  // Two digits at a time, -1 for anything else: every range test below also refuses a non-digit.
+  const century = twoDigits(text, 0);
+  const years = twoDigits(text, 2);
+  const month = twoDigits(text, 5);
+  const day = twoDigits(text, 8);
+  const hour = twoDigits(text, 11);
+  const minute = twoDigits(text, 14);
+  const second = twoDigits(text, 17);
+  if (century < 10 || years < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23) return undefined;
+  if (minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
   // The parser keeps milliseconds: the first three fraction digits, the rest dropped (but still digits).
-  const kept = Math.min(n, 23);
-  const fraction = n > 19 ? digits(text, 20, kept) : 0;
-  if (n > 23 && digits(text, 23, n) < 0) return undefined;
-  if (year < 1000 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59)
-    return undefined;
-  if (second < 0 || second > 59 || fraction < 0) return undefined;
-  const ms = n > 19 ? fraction * 10 ** (3 - (kept - 20)) : 0;
-  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms));
-  return date.getUTCDate() === day ? date : undefined;
+  let ms = 0;
+  for (let i = 20, scale = 100; i < n; i++, scale /= 10) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    if (i < 23) ms += digit * scale;
+  }
+  const date = new Date(Date.UTC(century * 100 + years, month - 1, day, hour, minute, second, ms));
+  // Every month has 28 days; past them, a day the month lacks rolls over (and is the general parser's then).
+  return day <= 28 || date.getUTCDate() === day ? date : undefined;
 }
 
 /** `-` `-` ` ` `:` `:` at their places, and `.` before a fraction. */
@@ -39,13 +42,53 @@ function punctuated(text: string, n: number): boolean {
   );
 }
 
-/** The decimal number of text[from, to), or -1 when a character is not a digit. */
-function digits(text: string, from: number, to: number): number {
-  let value = 0;
-  for (let i = from; i < to; i++) {
-    const d = text.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return -1;
-    value = value * 10 + d;
+/** The two-digit number at text[at, at + 2), or -1 when either character is not a digit. */
+function twoDigits(text: string, at: number): number {
+  const tens = text.charCodeAt(at) - 48;
+  const ones = text.charCodeAt(at + 1) - 48;
+  return tens >= 0 && tens <= 9 && ones >= 0 && ones <= 9 ? tens * 10 + ones : -1;
+}
+
+/**
+ * Read PostgreSQL's text of a timestamp with its zone, `YYYY-MM-DD HH:MM:SS` with an optional fraction and an offset
+ * (`+00`, `-08`, `+05:30`, `+01:02:03`), as postgres-date reads it (MikroORM's PostgreSQL parse of such a column):
+ * the instant Date.UTC() gives for the parts, less the offset, milliseconds from the first three fraction digits.
+ * Undefined for any other text (no zone, a year before 100 or past 9999, ` BC`, `infinity`), which the general parser
+ * then answers.
+ */
+export function zonedDateText(text: string): Date | undefined {
+  const n = text.length;
+  if (n < 22 || !punctuated(text, 19)) return undefined;
+  const century = twoDigits(text, 0);
+  const years = twoDigits(text, 2);
+  const month = twoDigits(text, 5);
+  const day = twoDigits(text, 8);
+  const hour = twoDigits(text, 11);
+  const minute = twoDigits(text, 14);
+  const second = twoDigits(text, 17);
+  if (century < 1 || years < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return undefined;
+  let at = 19;
+  let ms = 0;
+  if (text.charCodeAt(at) === 46) {
+    for (let scale = 100; ++at < n; scale /= 10) {
+      const digit = text.charCodeAt(at) - 48;
+      if (digit < 0 || digit > 9) break;
+      if (scale >= 1) ms += digit * scale;
+    }
+    if (at === 20) return undefined;
   }
-  return value;
+  const sign = text.charCodeAt(at);
+  if (sign !== 43 && sign !== 45) return undefined;
+  let offset = 0;
+  for (let part = 0, scale = 3600; part < 3 && at < n; part++, scale /= 60) {
+    // The sign before the hours, a colon before the minutes and the seconds.
+    if (part > 0 && text.charCodeAt(at) !== 58) return undefined;
+    const value = twoDigits(text, at + 1);
+    if (value < 0) return undefined;
+    offset += value * scale;
+    at += 3;
+  }
+  if (at !== n) return undefined;
+  const utc = Date.UTC(century * 100 + years, month - 1, day, hour, minute, second, ms);
+  return new Date(sign === 45 ? utc + offset * 1000 : utc - offset * 1000);
 }

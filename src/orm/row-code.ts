@@ -70,9 +70,13 @@ export function generatedWriter(
       );
   });
   body.push(...identityCode(pks));
-  const fields = steps.flatMap((s, i) => (s.visible ? [`${JSON.stringify(s.key)}: o${i}`] : []));
-  body.push(`items[r] = { ${fields.join(', ')} };`);
+  const visible = steps.flatMap((s, i) => (s.visible ? [i] : []));
+  body.push(`items[r] = new Item(${visible.map((i) => `o${i}`).join(', ')});`);
   const source = `"use strict";
+function Item(${visible.map((i) => `o${i}`).join(', ')}) {
+  ${visible.map((i) => `this[${JSON.stringify(steps[i]!.key)}] = o${i};`).join('\n  ')}
+}
+Item.prototype = Object.prototype;
 return function writeRows(rows) {
   const n = rows.length;
   const items = new Array(n);

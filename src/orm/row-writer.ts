@@ -6,7 +6,8 @@ import {
   Platform,
   ReferenceKind,
 } from '@mikro-orm/core';
-import { utcDateText } from './date-text.ts';
+import { dialectFor } from '../dialect/index.ts';
+import { utcDateText, zonedDateText } from './date-text.ts';
 import { collectFields, type Field, MISS, needsHydration, type Row, stepOf } from './item-writer.ts';
 import { generatedWriter, interpretedWriter, type LayoutStep, type PageWriter } from './row-code.ts';
 
@@ -156,7 +157,13 @@ function dateParse(platform: Platform): (value: unknown) => unknown {
   const parse = (value: unknown) => platform.parseDate(value as string);
   // MySQL's and MariaDB's text read as UTC (`text + 'Z'`, Platform.parseDate) has a parser of its own.
   const utc = tz === 'Z' && platform.parseDate === Platform.prototype.parseDate;
+  // So has PostgreSQL's text with its zone, where the platform parses it alike: it goes to that parse whatever `tz`.
+  const fastZoned = readsZonedText(platform);
   return (value) => {
+    if (fastZoned && typeof value === 'string') {
+      const read = zonedDateText(value);
+      if (read) return read;
+    }
     if (typeof value === 'bigint') return parse(Number(value));
     if (!tz || tz === 'local') return parse(value);
     if (typeof value === 'number') return parse(value);
@@ -167,6 +174,27 @@ function dateParse(platform: Platform): (value: unknown) => unknown {
     const zoned = value.includes('+') || value.lastIndexOf('-') > 10 || value.endsWith('Z');
     return parse(zoned ? value : value + tz);
   };
+}
+
+/** Timestamps with their zones, as PostgreSQL prints them: the fast reading must agree with the platform's on each. */
+const ZONED_PROBES = [
+  '2024-01-15 10:00:00+00',
+  '2024-02-29 23:59:59.999999-08',
+  '1969-12-31 23:59:59.5+05:30',
+  '0100-03-01 00:00:00.12+01:02:03',
+];
+
+/**
+ * Whether PostgreSQL's zoned timestamp text may be read by zonedDateText(): on PostgreSQL, where the platform's parse
+ * (postgres-date in MikroORM's PostgreSQL platform) reads the probes to the same instants. A layout's first page is
+ * compared with MikroORM's own mapping besides (writer-check.ts).
+ */
+function readsZonedText(platform: Platform): boolean {
+  if (dialectFor(platform).name !== 'postgresql') return false;
+  return ZONED_PROBES.every((text) => {
+    const general = platform.parseDate(text) as unknown;
+    return general instanceof Date && zonedDateText(text)?.getTime() === general.getTime();
+  });
 }
 
 /**

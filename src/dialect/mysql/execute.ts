@@ -8,6 +8,7 @@ import {
   timedOut,
   watchDeadline,
 } from '../statement.ts';
+import { readDatesAsBytes } from './date-bytes.ts';
 import { type MysqlField, textLike } from './text-rows.ts';
 
 /**
@@ -34,7 +35,11 @@ export interface MysqlConnection {
   readonly config: object & { readonly stream?: unknown };
   /** mysql2's PoolConnection class: its parent class opens a connection of listql's own for a KILL QUERY. */
   readonly constructor: object;
-  execute(sql: string, values: unknown[], cb: (err: Error | null, rows: unknown, fields?: MysqlField[]) => void): void;
+  execute(
+    sql: string,
+    values: unknown[],
+    cb: (err: Error | null, rows: unknown, fields?: MysqlField[]) => void,
+  ): unknown;
   query(sql: string, cb: (err: Error | null, rows: unknown) => void): void;
   unprepare(sql: string): void;
   release?(): void;
@@ -132,11 +137,12 @@ function runStatement(
   };
   signal?.addEventListener('abort', stop, { once: true });
   return new Promise<QueryResult<unknown>>((resolve, reject) => {
-    connection.execute(sql, values, (err, rows, fields) => {
+    const command = connection.execute(sql, values, (err, rows, fields) => {
       running = false;
       if (err) reject(err);
       else resolve({ rows: Array.isArray(rows) ? textLike(rows, fields, mariaDb) : [] });
     });
+    readDatesAsBytes(command, connection.config); // DATETIMEs as bytes: textLike() writes mysql2's text for less.
   })
     .catch((err: unknown) => {
       if (signal?.aborted) throw signal.reason;

@@ -1,3 +1,5 @@
+import { dateTimeText, isDateTime, padFraction } from './date-bytes.ts';
+
 /** Column metadata mysql2 passes with a result (the members read here). */
 export interface MysqlField {
   readonly name: string;
@@ -7,26 +9,34 @@ export interface MysqlField {
 
 // mysql2 column types whose binary-protocol values differ from the text protocol's (mysql2/lib/constants/types.js).
 const FLOAT = 4;
-const TIMESTAMP = 7;
 const TIME = 11;
-const DATETIME = 12;
 
 /**
  * Make prepared-statement rows hold what the text protocol (MikroORM's own qb.execute()) gives, so both paths map to
  * the same entities: mysql2 reads a FLOAT as its exact single-precision value (0.10000000149011612) where the server
  * prints it as text (MariaDB: 6 significant digits, `0.1`; MySQL 8: the shortest text that is the same float), and
- * drops the zeros of a DATETIME/TIMESTAMP/TIME fraction the column declares (`10:00:00` for `10:00:00.000`).
+ * drops the zeros of a DATETIME/TIMESTAMP/TIME fraction the column declares (`10:00:00` for `10:00:00.000`). DATETIME and
+ * TIMESTAMP values read as bytes (readDatesAsBytes()) are written as that same text here.
  */
 export function textLike(rows: unknown[], fields: MysqlField[] | undefined, mariaDb: boolean): unknown[] {
   const fixes: [string, (v: unknown) => unknown][] = [];
   for (const field of fields ?? []) {
     if (field.columnType === FLOAT)
       fixes.push([field.name, (v) => (typeof v === 'number' ? floatText(v, mariaDb) : v)]);
-    else if (
-      (field.columnType === DATETIME || field.columnType === TIMESTAMP || field.columnType === TIME) &&
-      field.decimals > 0 &&
-      field.decimals <= 6
-    )
+    else if (isDateTime(field.columnType)) {
+      const { decimals } = field;
+      const pad = decimals > 0 && decimals <= 6;
+      // Bytes where readDatesAsBytes() had the statement read them so; text (padded here) otherwise.
+      fixes.push([
+        field.name,
+        (v) =>
+          v instanceof Uint8Array
+            ? dateTimeText(v, decimals)
+            : pad && typeof v === 'string'
+              ? padFraction(v, decimals)
+              : v,
+      ]);
+    } else if (field.columnType === TIME && field.decimals > 0 && field.decimals <= 6)
       fixes.push([field.name, (v) => (typeof v === 'string' ? padFraction(v, field.decimals) : v)]);
   }
   if (fixes.length === 0) return rows;
@@ -43,11 +53,4 @@ function floatText(v: number, mariaDb: boolean): number {
     if (Math.fround(shorter) === v) return shorter;
   }
   return Number(v.toPrecision(9));
-}
-
-function padFraction(v: string, decimals: number): string {
-  const dot = v.lastIndexOf('.');
-  if (dot === -1) return `${v}.${'0'.repeat(decimals)}`;
-  const have = v.length - dot - 1;
-  return have >= decimals ? v : v + '0'.repeat(decimals - have);
 }
