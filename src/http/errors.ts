@@ -50,10 +50,20 @@ export interface NodeResponseLike {
 
 /**
  * Serialize a response body as JSON. A bigint becomes its decimal string (as listql's cursors and decimal
- * columns already are), where JSON.stringify would throw.
+ * columns already are), where JSON.stringify would throw. A body without one is serialized without a replacer,
+ * which V8 does about twice as fast; the first bigint makes that attempt throw, and the body is serialized again
+ * with the replacer (the same text: a replacer sees each value after its toJSON(), as the plain call does).
  */
 export function stringifyJSON(body: unknown): string {
-  return JSON.stringify(body, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+  try {
+    return JSON.stringify(body);
+  } catch {
+    return JSON.stringify(body, bigintAsString);
+  }
+}
+
+function bigintAsString(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
 }
 
 /**

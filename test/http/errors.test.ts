@@ -73,6 +73,30 @@ test('stringifyJSON writes a bigint as its decimal string', () => {
   assert.is(stringifyJSON({ n: 9007199254740993n, s: 'x' }), '{"n":"9007199254740993","s":"x"}');
 });
 
+test('stringifyJSON: the plain attempt and the bigint fallback give what one replacer pass gives', () => {
+  const replacer = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
+  const at = new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 6));
+  const bodies: unknown[] = [
+    { items: [{ id: 1, at, price: 1.5, tags: ['a', null], gone: undefined }], page: { hasMore: false } },
+    {
+      items: [
+        { id: 1, title: 'x' },
+        { id: 2n, title: 'y', at },
+      ],
+      page: { nextCursor: 'abc' },
+    },
+    { items: [{ big: [1n, { deep: -2n }], fn: () => 1, viaToJSON: { toJSON: () => 7n } }] },
+    [0n],
+    12n,
+    'text',
+    null,
+  ];
+  for (const body of bodies) assert.is(stringifyJSON(body), JSON.stringify(body, replacer));
+  const loop: Record<string, unknown> = { n: 1n };
+  loop.self = loop;
+  assert.throws(() => stringifyJSON(loop), TypeError);
+});
+
 /** Serve `handler` at 127.0.0.1, run `fn` against its URL, and close it. */
 async function withServer(
   listener: (req: IncomingMessage, res: ServerResponse) => void,

@@ -39,11 +39,14 @@ const CANCEL_WAIT_MS = 2000;
 /** The server process id of each of Kysely's connection objects, read once per connection. */
 const pids = new WeakMap<DatabaseConnection, number>();
 
-/** The backend process id of the connection `db` runs on: one `pg_backend_pid()` round trip the first time only. */
-export async function sessionPid(connection: DatabaseConnection, db: Kysely<any>): Promise<number | undefined> {
+/**
+ * The backend process id of `connection`: one `pg_backend_pid()` round trip the first time only, sent to the driver's
+ * connection itself (a Kysely plugin could rename the column it reads).
+ */
+export async function sessionPid(connection: DatabaseConnection): Promise<number | undefined> {
   const known = pids.get(connection);
   if (known !== undefined) return known;
-  const { rows } = await db.executeQuery<{ listql_backend_pid: unknown }>(
+  const { rows } = await connection.executeQuery<{ listql_backend_pid: unknown }>(
     CompiledQuery.raw('select pg_backend_pid() as listql_backend_pid'),
   );
   const pid = Number(rows[0]?.listql_backend_pid);
@@ -83,9 +86,9 @@ async function probe(run: Parameters<typeof cancelsOnOwnSocket>[0]): Promise<boo
   const pool = (await run.nativeClient()) as PgPool | undefined;
   if (typeof pool?.Client !== 'function' || typeof pool.options !== 'object' || !Array.isArray(pool._clients))
     return false;
-  const pidOf = async (db: Kysely<any>) =>
-    sessionPid(await db.getExecutor().provideConnection(async (connection) => connection), db);
-  const pid = await (run.client.isTransaction ? pidOf(run.client) : run.root.connection().execute(pidOf));
+  const pid = await (run.client.isTransaction ? run.client : run.root)
+    .getExecutor()
+    .provideConnection((connection) => sessionPid(connection));
   return pid !== undefined && (pool._clients ?? []).some((client) => client.processID === pid);
 }
 

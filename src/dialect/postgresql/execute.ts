@@ -8,17 +8,11 @@ import {
   timedOut,
   watchDeadline,
 } from '../statement.ts';
+import { clientLimitWatchers, controlConnection, QUERY_CANCELED, runAlone } from './alone.ts';
 import { cancelOwnSocket, cancelsOnOwnSocket, type PgPool, sessionPid } from './cancel.ts';
 import { applySettings, type SessionSettings, swapSettings } from './session-settings.ts';
 
-/** PostgreSQL's SQLSTATE for a statement cancelled by statement_timeout or by pg_cancel_backend. */
-const QUERY_CANCELED = '57014';
-
-/**
- * Watchers of the time limits the client keeps (a timer that cancels): each is told the statement and its limit in
- * milliseconds as the timer starts. The tests read the limits here, since no statement the server receives names them.
- */
-export const clientLimitWatchers = new Set<(sql: string, milliseconds: number) => void>();
+export { clientLimitWatchers } from './alone.ts';
 
 /**
  * Run one bound statement on PostgreSQL. Under a guard, the statement is bounded by its time limit (the statement
@@ -61,6 +55,9 @@ async function postgresQuery(statement: StatementRun, guard: StatementGuard): Pr
   // The client keeps the limit unless pgSettings need a transaction anyway (then `set local` is free) or the pool
   // cannot cancel on a socket of its own (not pg's, or behind a pooler such as PgBouncer).
   const onClient = timeout !== undefined && settings === undefined && (await cancelsOnOwnSocket(statement));
+  // One statement, one round trip (the backend's pid for a cancel is read once per pooled connection).
+  if (!client.isTransaction && settings === undefined && (timeout === undefined || onClient))
+    return runAlone(statement, guard, limit, onClient ? milliseconds(timeout) : undefined);
   const watch = watchDeadline(guard);
   const { signal } = watch;
   const bounds: Bounds = { guard, limit, signal, kept: onClient ? milliseconds(timeout) : undefined };
@@ -77,9 +74,7 @@ async function postgresQuery(statement: StatementRun, guard: StatementGuard): Pr
   if (client.isTransaction) {
     const scoped = [...(timeout === undefined || onClient ? [] : [timeoutSetting(timeout)]), ...(settings ?? [])];
     pending = scoped.length === 0 ? run(client) : swapSettings(client, scoped).then((back) => run(client, back));
-  } else if (settings === undefined && (timeout === undefined || onClient))
-    // One statement, one round trip (the backend's pid for a cancel is read once per pooled connection).
-    pending = onPooledConnection(root, (db, hold) => runBounded(statement, bounds, db, hold));
+  }
   // One pooled connection, in a transaction of its own so that `set local` and `set_config(…, true)` end with it:
   // one round trip before the statement (begin and set, as one simple query), one more for the request's settings
   // (bound parameters need a statement of their own), and a rollback after it that the caller does not wait for.
@@ -107,7 +102,7 @@ async function runBounded(
   restore?: () => Promise<void>,
 ): Promise<QueryResult<unknown>> {
   const connection = await connectionOf(db);
-  const pid = signal || kept !== undefined ? await sessionPid(connection, db) : undefined;
+  const pid = signal || kept !== undefined ? await sessionPid(connection) : undefined;
   let cancelling: Promise<void> | undefined;
   const stop = () => {
     cancelling ??= cancelOwnSocket(statement.nativeClient() as Promise<PgPool | undefined>, pid).then((sent) => {
@@ -138,25 +133,6 @@ async function runBounded(
     signal?.removeEventListener('abort', stop);
     hold.free = cancelling;
   }
-}
-
-/**
- * Run `run` on one pooled connection and settle with its outcome as soon as it has one (a statement stopped by its
- * limit answers once the server has stopped it); the connection goes back to the pool only once a cancel sent for
- * it has been delivered (the server closes the cancel's socket some milliseconds after it has signalled).
- */
-function onPooledConnection<T>(root: Kysely<any>, run: (db: Kysely<any>, hold: Hold) => Promise<T>): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    root
-      .connection()
-      .execute(async (db) => {
-        const hold: Hold = {};
-        await run(db, hold).then(resolve, reject);
-        await hold.free;
-      })
-      // Acquiring the connection failed (the outcome is then still open).
-      .catch(reject);
-  });
 }
 
 /**
@@ -209,15 +185,10 @@ function milliseconds(timeout: number): number {
 
 /** The backend process id of the connection `db` runs on (read once per connection). */
 async function backendPid(db: Kysely<any>): Promise<number | undefined> {
-  return sessionPid(await connectionOf(db), db);
+  return sessionPid(await connectionOf(db));
 }
 
 /** The driver connection a single-connection Kysely (a transaction, or connection().execute()) runs on. */
 async function connectionOf(db: Kysely<any>): Promise<DatabaseConnection> {
   return db.getExecutor().provideConnection(async (connection) => connection);
-}
-
-function controlConnection(root: Kysely<any>) {
-  const executor = root.getExecutor();
-  return <T>(consumer: (connection: DatabaseConnection) => Promise<T>) => executor.provideConnection(consumer);
 }
