@@ -2,6 +2,7 @@ import type { BoundSchema } from '../bind/types.ts';
 import type { FilterNode, ParsedQuery } from '../syntax/ast.ts';
 import type { Admission } from './admission.ts';
 import type { EngineSettings, ListContext } from './config.ts';
+import { isRemembered } from './request-text.ts';
 import { type RequestWork, requestWork } from './request-work.ts';
 
 /**
@@ -76,10 +77,29 @@ export function weighRequest<C extends ListContext>(
     return 1 + Math.floor(limit / ROWS_PER_UNIT) + offsetWeight(parsed.offset) + walk;
   }
   try {
-    return weighedWork(settings, bound, parsed).weight + walk;
+    return rememberedWeight(settings, bound, parsed) + walk;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The weights of requests the parse memo hands out again (request-text.ts), by the engine settings and policy they
+ * were weighed under: a weight follows from those and the request alone, so a request sent again (a nested tree, a
+ * relation filter) is not bound and priced a second time before its turn. A request that throws is not remembered.
+ */
+const weights = new WeakMap<ParsedQuery, { readonly settings: object; readonly bound: BoundSchema; weight: number }>();
+
+function rememberedWeight<C extends ListContext>(
+  settings: EngineSettings<C>,
+  bound: BoundSchema,
+  parsed: ParsedQuery,
+): number {
+  const known = weights.get(parsed);
+  if (known && known.settings === settings && known.bound === bound) return known.weight;
+  const { weight } = weighedWork(settings, bound, parsed);
+  if (isRemembered(parsed)) weights.set(parsed, { settings, bound, weight });
+  return weight;
 }
 
 /** Return an engine's admission, or undefined when it has none (`admission: false`) or is not a listql engine. */

@@ -1,3 +1,4 @@
+import { type FieldNode, type GraphQLField, type GraphQLResolveInfo, getArgumentValues } from 'graphql';
 import { NESTED_CURSORS, type NestedPage } from '../engine/index.ts';
 import type { EdgesPage } from '../engine/page/edges.ts';
 import { invalidParameter } from '../errors.ts';
@@ -71,4 +72,28 @@ function checkBackward(args: ConnectionArgs, prefix: string): void {
     throw invalidParameter(`${prefix}after`, 'after cannot be combined with last or before: page backward with before');
   if (args.offset != null)
     throw invalidParameter(`${prefix}offset`, 'offset pages forward only: it cannot be combined with last or before');
+}
+
+/**
+ * The arguments of a nested connection selected under one response key. The same key under `nodes` and under
+ * `edges { node }` reads one item entry, so it must be one selection: different arguments are `invalid_parameter`.
+ */
+export function sameArguments(
+  variables: GraphQLResolveInfo['variableValues'],
+  field: GraphQLField<unknown, unknown>,
+  nodes: readonly FieldNode[],
+  name: string,
+): ConnectionArgs {
+  const all = nodes.map((n) => getArgumentValues(field, n, variables) as ConnectionArgs);
+  const first = JSON.stringify(all[0]);
+  if (all.some((args) => JSON.stringify(args) !== first)) throw selectionConflict(name);
+  return all[0]!;
+}
+
+/** The error of one response key selected twice with different fields or arguments. */
+export function selectionConflict(name: string): Error {
+  return invalidParameter(
+    name,
+    `'${name}' is selected twice with different fields or arguments (under nodes and edges): give one an alias`,
+  );
 }

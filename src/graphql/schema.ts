@@ -151,6 +151,8 @@ function rootField<Context>(
     const { backward, backwardLists } = request;
     const options: EdgeRequestOptions = backwardLists.length === 0 ? { backward } : { backward, backwardLists };
     if (!request.edgeCursors) options.cursors = 'ends';
+    // Nested pages carry the cursors the document can show: one per item for edges, else pageInfo's, else none.
+    if (request.nestedCursors !== 'all') options.nestedCursors = request.nestedCursors;
     // The document's fields share one request deadline, counted from its first field's start.
     const ctx = { ...withSignals(scope.ctx, signals), requestStart: start };
     const result: EdgesPage = await lister(request.query, ctx, options);

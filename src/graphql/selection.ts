@@ -4,13 +4,11 @@ import {
   type GraphQLObjectType,
   type GraphQLOutputType,
   type GraphQLResolveInfo,
-  getArgumentValues,
   getNamedType,
   type SelectionSetNode,
 } from 'graphql';
-import { invalidParameter } from '../errors.ts';
 import { type AliasLevel, freeAlias } from './aliases.ts';
-import { type ConnectionArgs, writeListArguments } from './arguments.ts';
+import { type ConnectionArgs, sameArguments, selectionConflict, writeListArguments } from './arguments.ts';
 import type { FieldCollector } from './document-walk.ts';
 import { facetsParameter } from './facets.ts';
 import { levelOf, type NodeFieldSource, type NodeLevel, sourceOf } from './node-source.ts';
@@ -28,6 +26,11 @@ export interface TreeRequest {
    * `startCursor` and `endCursor` can be asked for: the first item's and the last item's.
    */
   readonly edgeCursors: boolean;
+  /**
+   * The cursors nested pages need: `'all'` when a nested connection selects `edges { cursor }`, `'ends'` (each page's
+   * first and last item's) when one selects `pageInfo`, else `'none'`.
+   */
+  readonly nestedCursors: NestedCursors;
   /** The dotted paths of nested lists that page backward. */
   readonly backwardLists: readonly string[];
   /** Per dotted path of a nested list in the request: its path of response keys, and whether it pages backward. */
@@ -42,7 +45,10 @@ interface State {
   readonly query: Record<string, string>;
   readonly backwardLists: string[];
   readonly lists: Map<string, { readonly name: string; readonly backward: boolean }>;
+  nestedCursors: NestedCursors;
 }
+
+type NestedCursors = 'all' | 'ends' | 'none';
 
 /**
  * Translate a root connection field (its nodes, its connection type and arguments) into one engine request: the
@@ -58,7 +64,7 @@ export function connectionRequest(
   allowCount: boolean,
   facetLimit = 10,
 ): TreeRequest {
-  const state: State = { collect, variables, query: {}, backwardLists: [], lists: new Map() };
+  const state = freshState(collect, variables);
   const backward = writeListArguments(args, '', state.query);
   if (args.search != null) state.query.search = args.search;
   const connection = getNamedType(returnType) as GraphQLObjectType;
@@ -80,15 +86,20 @@ export function objectRequest(
   fieldNodes: readonly FieldNode[],
   type: GraphQLObjectType,
 ): TreeRequest {
-  const state: State = { collect, variables, query: {}, backwardLists: [], lists: new Map() };
+  const state = freshState(collect, variables);
   const { text, aliases } = translateLevel(state, type, setsOf(fieldNodes), '', '');
   state.query.fields = text;
   return { ...finish(state, aliases), backward: false, edgeCursors: false };
 }
 
+function freshState(collect: FieldCollector, variables: GraphQLResolveInfo['variableValues']): State {
+  return { collect, variables, query: {}, backwardLists: [], lists: new Map(), nestedCursors: 'none' };
+}
+
 function finish(state: State, aliases: AliasLevel | undefined): Omit<TreeRequest, 'backward' | 'edgeCursors'> {
-  const { query, backwardLists, lists } = state;
-  return aliases === undefined ? { query, backwardLists, lists } : { query, backwardLists, lists, aliases };
+  const { query, backwardLists, lists, nestedCursors } = state;
+  const request = { query, backwardLists, lists, nestedCursors };
+  return aliases === undefined ? request : { ...request, aliases };
 }
 
 /** One level being translated: its names, what its items hold, and the aliases it had to give. */
@@ -140,7 +151,7 @@ function translateLevel(
         picked.add(source.source);
         reserved.add(source.source).add(source.itemKey);
       } else if (source && source.kind !== 'globalId') {
-        if (names.length > 1) throw conflict(join(name, key));
+        if (names.length > 1) throw selectionConflict(join(name, key));
         nested.push({ key, field: field!, nodes });
       }
     }
@@ -173,12 +184,14 @@ function nestedPart(state: State, at: Level, { key, field, nodes }: Nested, path
   if (source.kind === 'one')
     child = translateLevel(state, getNamedType(field.type) as GraphQLObjectType, sets, childPath, childName);
   else {
-    const args = sameArguments(state, field, nodes, childName);
+    const args = sameArguments(state.variables, field, nodes, childName);
     const backward = writeListArguments(args, `${childPath}.`, state.query);
     state.lists.set(childPath, { name: childName, backward });
     if (backward) state.backwardLists.push(childPath);
     const conn = connectionParts(state.collect, getNamedType(field.type) as GraphQLObjectType, sets);
     if (conn.totalCount && source.allowCount) state.query[`${childPath}.count`] = 'true';
+    if (conn.edgeCursors) state.nestedCursors = 'all';
+    else if (conn.pageInfo && state.nestedCursors === 'none') state.nestedCursors = 'ends';
     child = translateLevel(state, conn.node, conn.nodeSets, childPath, childName);
   }
   if (child.aliases) at.children.set(itemKey, { many: source.kind === 'many', level: child.aliases });
@@ -193,7 +206,14 @@ function connectionParts(
   collect: FieldCollector,
   connection: GraphQLObjectType,
   sets: readonly (SelectionSetNode | undefined)[],
-): { node: GraphQLObjectType; nodeSets: Sets; totalCount: boolean; edgeCursors: boolean; facetSets: Sets } {
+): {
+  node: GraphQLObjectType;
+  nodeSets: Sets;
+  totalCount: boolean;
+  edgeCursors: boolean;
+  pageInfo: boolean;
+  facetSets: Sets;
+} {
   const fields = connection.getFields();
   const node = getNamedType(fields.nodes!.type) as GraphQLObjectType;
   const edge = getNamedType(fields.edges!.type) as GraphQLObjectType;
@@ -201,10 +221,12 @@ function connectionParts(
   const facetSets: Sets = [];
   let totalCount = false;
   let edgeCursors = false;
+  let pageInfo = false;
   for (const nodes of collect(connection, sets).values()) {
     const fieldName = nodes[0]!.name.value;
     if (fieldName === 'nodes') nodeSets.push(...setsOf(nodes));
     else if (fieldName === 'totalCount') totalCount = true;
+    else if (fieldName === 'pageInfo') pageInfo = true;
     else if (fieldName === 'facets') facetSets.push(...setsOf(nodes));
     else if (fieldName === 'edges')
       for (const edgeNodes of collect(edge, setsOf(nodes)).values()) {
@@ -213,30 +235,7 @@ function connectionParts(
         if (edgeNodes.some((n) => n.name.value === 'cursor')) edgeCursors = true;
       }
   }
-  return { node, nodeSets, totalCount, edgeCursors, facetSets };
-}
-
-/**
- * The arguments of a nested connection selected under one response key. The same key under `nodes` and under
- * `edges { node }` reads one item entry, so it must be one selection: different arguments are `invalid_parameter`.
- */
-function sameArguments(
-  state: State,
-  field: GraphQLField<unknown, unknown>,
-  nodes: readonly FieldNode[],
-  name: string,
-): ConnectionArgs {
-  const all = nodes.map((n) => getArgumentValues(field, n, state.variables) as ConnectionArgs);
-  const first = JSON.stringify(all[0]);
-  if (all.some((args) => JSON.stringify(args) !== first)) throw conflict(name);
-  return all[0]!;
-}
-
-function conflict(name: string): Error {
-  return invalidParameter(
-    name,
-    `'${name}' is selected twice with different fields or arguments (under nodes and edges): give one an alias`,
-  );
+  return { node, nodeSets, totalCount, edgeCursors, pageInfo, facetSets };
 }
 
 function join(path: string, key: string): string {

@@ -92,11 +92,13 @@ export function selectKeys(
 }
 
 /** Remove the extra key columns from a row; return the key values they held, as the cursor carries them. */
-export function takeKeys(row: Record<string, unknown>, keys: readonly CursorKey[]): CursorValue[] {
+export function takeKeys(row: Record<string, unknown>, keys: readonly CursorKey[], keep = false): CursorValue[] {
   return keys.map((k, i) => {
     const value = readKeyValue(row[keyAlias(i)], k.spec.type);
-    delete row[keyAlias(i)];
-    delete row[orderAlias(i)];
+    if (!keep) {
+      delete row[keyAlias(i)];
+      delete row[orderAlias(i)];
+    }
     // A non-finite float is left for encodeCursor to refuse with its own clear message.
     if (typeof value === 'number' && !Number.isFinite(value)) return value;
     // A value its column's declared type cannot hold (SQLite does not enforce types) would make a cursor that the

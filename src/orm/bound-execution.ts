@@ -1,5 +1,5 @@
-import { isRaw } from '@mikro-orm/core';
-import type { QueryBuilder } from '@mikro-orm/sql';
+import { type EntityManager, isRaw } from '@mikro-orm/core';
+import type { Kysely, QueryBuilder } from '@mikro-orm/sql';
 import { CompiledQuery } from 'kysely';
 import { dialectFor, type StatementGuard, type StatementRun } from '../dialect/index.ts';
 import { invalidSchema } from '../errors.ts';
@@ -131,4 +131,38 @@ async function executeBound(
     },
     { ...logContext, query: statement.sql, params: statement.parameters },
   );
+}
+
+/** The QueryBuilder members a compiled statement's direct run reads (see sendCompiled). */
+interface SendFields {
+  connectionType?: unknown;
+  readonly context?: Kysely<any>;
+  readonly loggerContext?: Record<string, unknown>;
+  getConnection(): ConnectionInternals;
+}
+
+/**
+ * Run a compiledBuilder()'s statement as its `execute('all', false)` would, without the builder's own execute(): on
+ * the connection it picks (or was given, useConnection()), in its transaction, logged with its logger context, bound
+ * and guarded as every statement is; the driver's rows as they are. Undefined, running nothing, where execute() does
+ * more than that: a result cache or a session context (row-level security) in force; the caller then runs the
+ * builder itself.
+ */
+export function sendCompiled(
+  qb: QueryBuilder<any>,
+  sql: string,
+  params: readonly unknown[],
+  guard: StatementGuard | undefined,
+): Promise<unknown[]> | undefined {
+  const em = (qb as unknown as { em?: EntityManager }).em;
+  // A MikroORM without session contexts has none in force.
+  const session = em as Partial<Pick<EntityManager, 'getSessionContext' | 'getTransactionSessionContext'>> | undefined;
+  if (!em || em.config.get('resultCache')?.global) return undefined;
+  if (session?.getSessionContext?.() || session?.getTransactionSessionContext?.()) return undefined;
+  const fields = qb as unknown as SendFields;
+  // As execute() does: a builder in a transaction runs on the primary.
+  if (!fields.connectionType && fields.context) fields.connectionType = 'write';
+  const connection = fields.getConnection();
+  const loggerContext = { id: em.id, ...fields.loggerContext };
+  return executeBound(connection, sql, [...params], 'all', fields.context, loggerContext, guard) as Promise<unknown[]>;
 }

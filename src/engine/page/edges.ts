@@ -35,6 +35,12 @@ export interface EdgesOptions {
    * `pageInfo` needs when no edge's cursor is selected); EdgesPage.cursors then holds at most those two.
    */
   readonly cursors?: 'all' | 'ends';
+  /**
+   * The nested lists' cursors: `'all'` (the default), a cursor after every nested item; `'ends'`, after each nested
+   * page's first and last item only (what a nested `pageInfo` needs when no nested edge's cursor is selected);
+   * `'none'`, no per-item cursor at all (nested pages keep their `nextCursor` and `prevCursor`).
+   */
+  readonly nestedCursors?: 'all' | 'ends' | 'none';
 }
 
 /** What a scoped engine answers under LIST_EDGES: list() with a cursor per item. */
@@ -55,7 +61,11 @@ export async function listEdges<C extends ListContext>(
   const listing = await openListing(scope, parsed, ctx, false, undefined, lists);
   const backward = options.backward ?? listing.backward;
   const { data, count } = await fetchAndCount(scope, listing, () =>
-    listing.fetch(listing.after, { cursors: options.cursors === 'ends' ? 'ends' : true, backward }),
+    listing.fetch(listing.after, {
+      cursors: options.cursors === 'ends' ? 'ends' : true,
+      backward,
+      ...(options.nestedCursors === undefined ? {} : { nestedCursors: options.nestedCursors }),
+    }),
   );
   const page = pageOf(listing.paging, data, count);
   const facets = listing.resolved.facets ? await listing.facets() : undefined;

@@ -38,6 +38,8 @@ export interface FetchOptions {
   readonly cursors?: boolean | 'ends';
   /** Read the `limit` rows before the given key values instead of after them (a backward cursor), or the last ones. */
   readonly backward?: boolean;
+  /** With `cursors`, the nested pages' per-item cursors: every item's (`'all'`), first and last only, or none. */
+  readonly nestedCursors?: 'all' | 'ends' | 'none';
 }
 
 /**

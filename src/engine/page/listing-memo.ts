@@ -11,7 +11,8 @@
  * builderKey and filter options name the entry). A memo holds no cursor: whether the request has one is part of what
  * it remembers (the cost budget reads that), and a request with a cursor reaches it either as the same parameters
  * again or through the cursor mask (request-mask.ts), which keys requests without their cursor's value. A walk's own
- * page size, nested selections, a search, or compiling switched off are not remembered.
+ * page size, a search, or compiling switched off are not remembered. Nested selections are: engine/tree/ decodes a
+ * nested cursor under each request's seal, and its own memo keeps the checked levels (engine/tree/memo.ts).
  */
 import type { EntityProperty } from '@mikro-orm/core';
 import { withLiterals } from '../../bind/literal-slots.ts';
@@ -83,6 +84,7 @@ const scopeKeys = new WeakMap<object, string | null>();
 /**
  * Check a request as checkRequest() does, or take the outcome of its earlier check (same engine, no walk page size)
  * with this request's seal attached and its own cursor decoded. The memo is returned when the request may use it.
+ * GraphQL's nested lists read backward change nothing remembered here (engine/tree/ reads them).
  */
 export function checkRemembered<C extends ListContext>(
   scope: Scope<C>,
@@ -90,13 +92,11 @@ export function checkRemembered<C extends ListContext>(
   reuse: boolean,
   pageSize: number | undefined,
   ctx: C,
-  backwardLists: ReadonlySet<string> | undefined,
 ): { readonly checked: CheckedRequest; readonly memo?: RequestMemo | undefined } {
   const { settings } = scope;
   const eligible =
     settings.compileStatements &&
     pageSize === undefined &&
-    backwardLists === undefined &&
     (parsed.cursor === undefined || cursorsRemembered()) &&
     parsed.search === undefined;
   if (!eligible) return { checked: checkRequest(scope, parsed, reuse, pageSize, ctx) };
@@ -104,7 +104,7 @@ export function checkRemembered<C extends ListContext>(
   if (known) return { checked: checkedBy(scope, known, parsed.cursor, reuse, ctx), memo: known };
   const checked = checkRequest(scope, parsed, reuse, pageSize, ctx);
   // Only a request the parse memo hands out again is worth remembering (request-text.ts).
-  if (checked.resolved.selections?.length || !isRemembered(parsed)) return { checked };
+  if (!isRemembered(parsed)) return { checked };
   const { seal: _seal, ...plan } = checked.plan;
   const { cursor: _cursor, ...resolved } = checked.resolved;
   const memo: RequestMemo = {

@@ -75,14 +75,14 @@ export async function openListing<C extends ListContext>(
 ): Promise<Listing> {
   const { settings, bound, keys } = scope;
   // A request seen before on this engine skips its checks and, under the same filter conditions, its shape.
-  const { checked, memo } = checkRemembered(scope, parsed, reuse, pageSize, ctx, backwardLists);
+  const { checked, memo } = checkRemembered(scope, parsed, reuse, pageSize, ctx);
   const { resolved, paging, plan, after, backward } = checked;
   const signal = ctx.signal;
   throwIfAborted(signal);
   const guard = statementGuard(settings, ctx);
   // Nested selections: checked (their cursors among them) and planned before any statement, like the top level.
   const tree = resolved.selections?.length
-    ? await openTree(scope, resolved.selections, plan.seal, backwardLists)
+    ? await openTree(scope, resolved.selections, plan.seal, backwardLists, parsed)
     : undefined;
 
   // A walk's own page size may exceed maxLimit: the planner sees it as the limit, and maxLimit as large.
@@ -141,7 +141,9 @@ export async function openListing<C extends ListContext>(
       if (!tree) return resolved.fields ? { ...page, items } : page;
       const { links, ...rest } = page;
       // Nested connections encode a cursor per edge whenever the top level asked for any.
-      const run = { guard: paged, connection, em: scope.em, cursors: Boolean(fetchOptions.cursors) };
+      const { nestedCursors = 'all' } = fetchOptions;
+      const nested = nestedCursors === 'ends' ? ('ends' as const) : nestedCursors === 'all';
+      const run = { guard: paged, connection, em: scope.em, cursors: fetchOptions.cursors ? nested : false };
       await fillTree(run, tree, items, links ?? []);
       return { ...rest, items };
     },

@@ -43,15 +43,24 @@ export interface LevelRow {
   readonly parent: readonly CursorValue[];
   readonly parentKey: unknown;
   readonly links: readonly CursorValue[];
+  /** A list's row: its number within its parent's list (the statement's order); 0 for a to-one row. */
+  readonly rank: number;
 }
 
-/** Take a row's parent key, link values and row numbers out of it; its sort keys stay until its page is cut. */
-export function levelRow(row: Row, level: PlannedLevel): LevelRow {
-  const parent = takeKeyColumns(row, level.link.inner, parentAlias);
-  const links = takeKeyColumns(row, level.links, linkAlias);
-  delete row[RANK];
-  delete row[BACK_RANK];
-  return { row, parent, parentKey: keyIdentity(parent), links };
+/**
+ * Take a row's parent key, link values and row numbers out of it; its sort keys stay until its page is cut. `keep`:
+ * read them and leave the row as it is (a driver row, which the row writer reads by its entity's columns only).
+ */
+export function levelRow(row: Row, level: PlannedLevel, keep = false): LevelRow {
+  const parent = takeKeyColumns(row, level.link.inner, parentAlias, keep);
+  const links = takeKeyColumns(row, level.links, linkAlias, keep);
+  // PostgreSQL answers row numbers as strings (bigint).
+  const rank = level.list ? Number(row[RANK]) : 0;
+  if (!keep) {
+    delete row[RANK];
+    delete row[BACK_RANK];
+  }
+  return { row, parent, parentKey: keyIdentity(parent), links, rank };
 }
 
 /** One parent's page of rows, cut from the rows its statement read, with the page's facts but not yet its items. */
@@ -66,14 +75,16 @@ export interface CutPage {
 /**
  * Cut one parent's page from its rows (in list order, `limit + 1` at most), as the top level cuts its page
  * (keyset/backward.ts turnPage): the continued parent's list starts at its cursor, forward or backward; every
- * other parent's at its offset. Its cursors name the parent, and with `cursors`, one follows every item.
+ * other parent's at its offset. Its cursors name the parent, and with `cursors`, one follows every item (`'ends'`:
+ * the first and the last item only, one for a page of one item).
  */
 export function cutPage(
   list: TreeList,
   keys: readonly CursorKey[],
   parent: readonly CursorValue[],
   rows: readonly LevelRow[],
-  cursors: boolean,
+  cursors: boolean | 'ends',
+  keep = false,
 ): CutPage {
   const position = list.position;
   const continued = position !== undefined && JSON.stringify(position.parent) === JSON.stringify(parent);
@@ -81,21 +92,47 @@ export function cutPage(
   const backward = list.backward || backFromCursor;
   // turnPage reads a backward page nearest to its end first: a list read backward arrives so; a forward list's
   // continued parent paging back arrives in list order.
-  const read = backFromCursor ? [...rows].reverse() : [...rows];
+  // turnPage reverses a backward page in place: only then is a copy needed.
+  const read = backFromCursor ? [...rows].reverse() : backward ? [...rows] : (rows as LevelRow[]);
   const { rows: page, hasPrevious, hasNext, hasMore } = turnPage(read, list.paging, continued, backward);
-  const rowKeys = cursors || page.length === 1 ? page.map((r) => takeKeys(r.row, keys)) : undefined;
+  const take = (row: Row) => takeKeys(row, keys, keep);
+  const ends = cursors === 'ends';
+  const rowKeys = cursors === true || page.length === 1 ? page.map((r) => take(r.row)) : undefined;
   const first = page[0];
   const last = page.at(-1);
-  const prevKeys = hasPrevious && first ? (rowKeys?.[0] ?? takeKeys(first.row, keys)) : undefined;
-  const nextKeys = hasNext && last ? (rowKeys?.at(-1) ?? takeKeys(last.row, keys)) : undefined;
-  for (const r of read) dropKeys(r.row, keys);
+  const firstKeys = first && (hasPrevious || ends) ? (rowKeys?.[0] ?? take(first.row)) : undefined;
+  const lastKeys = last && (hasNext || ends) ? (rowKeys?.at(-1) ?? take(last.row)) : undefined;
+  const prevKeys = hasPrevious ? firstKeys : undefined;
+  const nextKeys = hasNext ? lastKeys : undefined;
+  const nextCursor = nextKeys && nestedCursorAfter(list.cursor, parent, nextKeys);
+  // A driver row keeps its key columns: the row writer reads its entity's columns only.
+  if (!keep) for (const r of read) dropKeys(r.row, keys);
   return {
     rows: page,
     hasMore,
-    ...(nextKeys === undefined ? {} : { nextCursor: nestedCursorAfter(list.cursor, parent, nextKeys) }),
+    ...(nextCursor === undefined ? {} : { nextCursor }),
     ...(prevKeys === undefined ? {} : { prevCursor: nestedCursorBefore(list.cursor, parent, prevKeys) }),
-    ...(cursors ? { cursors: (rowKeys ?? []).map((values) => nestedCursorAfter(list.cursor, parent, values)) } : {}),
+    ...(cursors === true
+      ? { cursors: (rowKeys ?? []).map((values) => nestedCursorAfter(list.cursor, parent, values)) }
+      : ends
+        ? { cursors: endCursors(list, parent, firstKeys, lastKeys, page.length, nextCursor) }
+        : {}),
   };
+}
+
+/** The cursors after a nested page's first and last items (one for a page of one item, none for an empty page). */
+function endCursors(
+  list: TreeList,
+  parent: readonly CursorValue[],
+  first: readonly CursorValue[] | undefined,
+  last: readonly CursorValue[] | undefined,
+  rows: number,
+  nextCursor: string | undefined,
+): string[] {
+  if (rows === 0 || !first) return [];
+  const head = nestedCursorAfter(list.cursor, parent, first);
+  if (rows === 1 || !last) return [head];
+  return [head, nextCursor ?? nestedCursorAfter(list.cursor, parent, last)];
 }
 
 /** Assemble one parent's nested page; the per-item cursors go under NESTED_CURSORS, out of JSON's sight. */
@@ -104,7 +141,7 @@ export function nestedPage(
   cut: CutPage | undefined,
   items: Item[],
   count: number | undefined,
-  cursors: boolean,
+  cursors: boolean | 'ends',
 ): NestedPage {
   const page: NestedPage = {
     items,
@@ -130,4 +167,24 @@ export function countsOf(rows: readonly Row[], level: PlannedLevel): Map<unknown
     counts.set(keyIdentity(parent), Number(row.lq_count ?? 0));
   }
   return counts;
+}
+
+/** Copy an item and what its nested selections put into it, so a copy shares no object of the answer's tree. */
+export function copyItem(item: Item, levels: readonly PlannedLevel[]): Item {
+  const copy = { ...item };
+  for (const level of levels) {
+    const value = item[level.selection.key];
+    if (typeof value !== 'object' || value === null) continue;
+    copy[level.selection.key] = level.list
+      ? copyPage(value as NestedPage, level.children)
+      : copyItem(value as Item, level.children);
+  }
+  return copy;
+}
+
+function copyPage(page: NestedPage, levels: readonly PlannedLevel[]): NestedPage {
+  const copy: NestedPage = { items: page.items.map((item) => copyItem(item, levels)), page: { ...page.page } };
+  const cursors = page[NESTED_CURSORS];
+  if (cursors) Object.defineProperty(copy, NESTED_CURSORS, { value: [...cursors], enumerable: false });
+  return copy;
 }

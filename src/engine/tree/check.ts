@@ -174,6 +174,6 @@ function unsealedCursor(
 }
 
 /** A nested cursor plan with the request's seal, as nestedCursorPlan() gives it for a sealed level plan. */
-function sealedCursor(plan: NestedCursorPlan, seal: CursorSeal | undefined): NestedCursorPlan {
+export function sealedCursor(plan: NestedCursorPlan, seal: CursorSeal | undefined): NestedCursorPlan {
   return seal === undefined ? plan : { ...plan, combined: { ...plan.combined, seal } };
 }

@@ -15,7 +15,8 @@ import type { TreeLevel } from './check.ts';
  * but its shape (no nested filter, no nested cursor, no sort through a relation) is planned once: its statements are
  * compiled with a marker in place of each parent key value, and each request only puts its parents' keys where the
  * markers ended up, on a fresh QueryBuilder of its own EntityManager (its connection, transaction and row mapping).
- * Parent key lists are padded (with their last key repeated) to a power of two, so a shape holds a few statements.
+ * Parent key lists are padded (with their last key repeated) to a multiple of four up to 32 parents (a power of two
+ * below four and above 32), so a shape holds a few statements and a page's in-list carries few repeated keys.
  *
  * MikroORM filter conditions can depend on the request (filter parameters, `em.addFilter()`): the shape names the
  * level's active filter condition as plain data, and a condition that is not plain data, or that reaches through
@@ -58,6 +59,22 @@ export async function levelShape(
   if (cond !== undefined && splitCondition(meta, cond as never).reaching !== undefined) return undefined;
   const condition = plainKey(cond);
   if (condition === undefined) return undefined;
+  let fixed = fixedParts.get(level.link);
+  if (fixed === undefined) {
+    fixed = fixedPart(level);
+    fixedParts.set(level.link, fixed);
+  }
+  return `${fixed}\u0001${condition}`;
+}
+
+/**
+ * A level's shape apart from its filter condition, by the level's link: one check of a request makes one link per
+ * level, shared by the levels the tree memo (memo.ts) hands out again from that check, whose shapes are the same.
+ */
+const fixedParts = new WeakMap<object, string>();
+
+function fixedPart(level: TreeLevel): string {
+  const list = level.list;
   const { selection } = level;
   return JSON.stringify([
     level.target.dialect.name,
@@ -79,7 +96,6 @@ export async function levelShape(
       list.list.count,
       list.backward,
     ],
-    condition,
   ]);
 }
 
@@ -112,10 +128,14 @@ export function cachedShapes(target: BoundSchema): number {
   return caches.get(target)?.size ?? 0;
 }
 
-/** The padded parent count a statement is compiled for: the next power of two, within the chunk size. */
+/**
+ * The padded parent count a statement is compiled for: the next power of two below 4 and above 32, else the next
+ * multiple of 4, within the chunk size.
+ */
 export function paddedCount(count: number, chunk: number): number {
   let n = 1;
-  while (n < count) n *= 2;
+  if (count > 4 && count <= 32) n = Math.ceil(count / 4) * 4;
+  else while (n < count) n *= 2;
   return Math.min(n, Math.max(chunk, count));
 }
 

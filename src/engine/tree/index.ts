@@ -9,13 +9,14 @@ import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { CursorKey } from '../../keyset/cursor-plan.ts';
 import type { CursorSeal } from '../../keyset/cursor-seal.ts';
 import type { AnyQueryBuilder } from '../../plan/plan-query.ts';
-import type { FieldSelection } from '../../syntax/ast.ts';
+import type { FieldSelection, ParsedQuery } from '../../syntax/ast.ts';
 import type { ListContext } from '../config.ts';
 import { type ExplainedLevel, explainStatement } from '../describe/explain.ts';
 import type { Scope } from '../scope.ts';
 import type { Item } from '../serialize.ts';
 import { checkLevels } from './check.ts';
 import { linkAlias, selectKeyColumns, takeKeyColumns } from './link.ts';
+import { checkedLevels } from './memo.ts';
 import { type PlannedLevel, planLevels } from './plan.ts';
 import { Lanes, runLevels, type TreeRun } from './run.ts';
 import { explainedLevel } from './statement.ts';
@@ -33,17 +34,21 @@ export interface Tree {
  * Check and plan a request's nested selections: every client error (a nested cursor of another list, sort or
  * endpoint is `invalid_cursor` naming `<path>.cursor`) is thrown before any statement, then each level's statements
  * are planned once (a walk reuses them on every page). `seal`: the request's cursor seal, if any; `backwardLists`:
- * for GraphQL edges, the lists read backward (see TreeCheckContext).
+ * for GraphQL edges, the lists read backward (see TreeCheckContext). `parsed`: the request, on which its checked
+ * levels are remembered when the parse memo hands it out again (memo.ts).
  */
 export async function openTree<C extends ListContext>(
   scope: Scope<C>,
   selections: readonly ResolvedSelection[],
   seal: CursorSeal | undefined,
   backwardLists?: ReadonlySet<string>,
+  parsed?: ParsedQuery,
 ): Promise<Tree> {
   const metadata = scope.em.getMetadata();
   const maxCursorBytes = scope.settings.limits.maxCursorBytes;
-  const checked = checkLevels({ metadata, seal, maxCursorBytes, backwardLists }, scope.keys, selections);
+  const check = (sealed: CursorSeal | undefined) =>
+    checkLevels({ metadata, seal: sealed, maxCursorBytes, backwardLists }, scope.keys, selections);
+  const checked = checkedLevels(scope, parsed, selections, backwardLists, seal, check);
   return { levels: await planLevels(scope, checked.levels), links: checked.links };
 }
 

@@ -136,16 +136,17 @@ export function selectKeyColumns(
 
 /**
  * Take the key columns `name(i)` out of a row and return their values as a cursor carries them, NULL as null (a
- * parent without a related row).
+ * parent without a related row). `keep`: read them and leave the row as it is.
  */
 export function takeKeyColumns(
   row: Record<string, unknown>,
   keys: readonly CursorKey[],
   name: (index: number) => string,
+  keep = false,
 ): CursorValue[] {
   return keys.map((k, i) => {
     const value = readKeyValue(row[name(i)], k.spec.type);
-    delete row[name(i)];
+    if (!keep) delete row[name(i)];
     if (value === undefined) throw executionFailed('a key column holds a value listql cannot read exactly');
     return value;
   });

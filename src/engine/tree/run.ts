@@ -1,28 +1,22 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { Item } from '../serialize.ts';
-import {
-  type CutPage,
-  countsOf,
-  cutPage,
-  type LevelRow,
-  levelRow,
-  NESTED_CURSORS,
-  type NestedPage,
-  nestedPage,
-} from './attach.ts';
+import { type CutPage, copyItem, countsOf, cutPage, type LevelRow, levelRow, nestedPage } from './attach.ts';
 import type { TreeList } from './check.ts';
 import { keyAt, keyIdentity } from './link.ts';
 import type { PlannedLevel } from './plan.ts';
 import { fetchLevelCounts, fetchLevelRows, type StatementSite } from './statement.ts';
-import { identityOf, writeLevelItems } from './writers.ts';
+import { identityOf, writeRows } from './writers.ts';
 
 /** One fetch's run of the nested levels: where statements run, how items are written, whether items get cursors. */
 export interface TreeRun extends StatementSite {
   /** The EntityManager items are hydrated with when an entity's item writer declines. */
   readonly em: EntityManager;
-  /** Put the cursor after every nested item under NESTED_CURSORS (GraphQL edges). */
-  readonly cursors: boolean;
+  /**
+   * Put the cursor after every nested item under NESTED_CURSORS (GraphQL edges); `'ends'`: after each nested page's
+   * first and last item only (a nested `pageInfo`).
+   */
+  readonly cursors: boolean | 'ends';
 }
 
 /**
@@ -98,6 +92,8 @@ interface LevelRead {
   /** The rows of each parent, by its key's identity, in the order the statement returned them. */
   readonly groups: ReadonlyMap<unknown, LevelRow[]>;
   readonly counts: ReadonlyMap<unknown, number> | undefined;
+  /** The rows are the driver's, written by the row writer (statement.ts LevelRows). */
+  readonly driver: boolean;
 }
 
 async function runLevel(
@@ -119,7 +115,8 @@ async function runLevel(
     found: await fetchLevelRows(run, level, parentKeys),
     counted: level.list?.list.count ? await fetchLevelCounts(run, level, parentKeys) : undefined,
   }));
-  const rows = found.map((row) => levelRow(row, level));
+  const { driver } = found;
+  const rows = found.rows.map((row) => levelRow(row, level, driver));
   const counts = counted && countsOf(counted, level);
   const groups = new Map<unknown, LevelRow[]>();
   for (const row of rows) {
@@ -127,9 +124,20 @@ async function runLevel(
     if (group) group.push(row);
     else groups.set(row.parentKey, [row]);
   }
-  const read: LevelRead = { keys, wanted, identities, groups, counts };
+  // A list's statement leaves its rows unordered: each parent's rows in their row numbers' order.
+  if (level.list) for (const group of groups.values()) inOrder(group);
+  const read: LevelRead = { keys, wanted, identities, groups, counts, driver };
   if (level.list) await attachPages(run, level, level.list, parents, read, lanes);
   else await attachObjects(run, level, parents, read, lanes);
+}
+
+/** Put a parent's rows in their row numbers' order (unique within a parent), unless they came so. */
+function inOrder(rows: LevelRow[]): void {
+  for (let i = 1; i < rows.length; i++)
+    if (rows[i - 1]!.rank > rows[i]!.rank) {
+      rows.sort((a, b) => a.rank - b.rank);
+      return;
+    }
 }
 
 /** To-one: each parent's object (the first row of its key, by primary key), or null when missing or filtered out. */
@@ -142,7 +150,7 @@ async function attachObjects(
 ): Promise<void> {
   const chosen = new Map<unknown, LevelRow>();
   for (const [parent, group] of read.groups) chosen.set(parent, group[0]!);
-  const { itemOf, place } = await writeAndDescend(run, level, [...chosen.values()], lanes);
+  const { itemOf, place } = await writeAndDescend(run, level, [...chosen.values()], lanes, read.driver);
   parents.forEach((p, i) => {
     const identity = read.identities[i];
     const row = identity === undefined ? undefined : chosen.get(identity);
@@ -161,12 +169,13 @@ async function attachPages(
 ): Promise<void> {
   const cuts = new Map<unknown, CutPage>();
   for (const [parent, values] of read.wanted)
-    cuts.set(parent, cutPage(list, level.keys, values, read.groups.get(parent) ?? [], run.cursors));
+    cuts.set(parent, cutPage(list, level.keys, values, read.groups.get(parent) ?? [], run.cursors, read.driver));
   const { itemOf, place } = await writeAndDescend(
     run,
     level,
     [...cuts.values()].flatMap((cut) => cut.rows),
     lanes,
+    read.driver,
   );
   parents.forEach((p, i) => {
     const parent = read.identities[i];
@@ -187,13 +196,14 @@ async function writeAndDescend(
   level: PlannedLevel,
   rows: readonly LevelRow[],
   lanes: Lanes,
+  driver: boolean,
 ): Promise<{ itemOf: (row: LevelRow) => Item; place: (item: Item) => Item }> {
   const { bound } = level.target;
   const index = new Map<unknown, number>();
   const unique: LevelRow[] = [];
   const at = new Map<LevelRow, number>();
   for (const row of rows) {
-    const identity = identityOf(row.row, bound.meta);
+    const identity = identityOf(row.row, bound.meta, driver);
     let i = index.get(identity);
     if (i === undefined) {
       i = unique.length;
@@ -202,11 +212,12 @@ async function writeAndDescend(
     }
     at.set(row, i);
   }
-  const items = writeLevelItems(
+  const items = writeRows(
     run.em,
     bound,
     level.selection.fields,
     unique.map((r) => r.row),
+    driver,
   );
   await runLevels(
     run,
@@ -223,24 +234,4 @@ async function writeAndDescend(
       return item;
     },
   };
-}
-
-/** Copy an item and what its nested selections put into it, so a copy shares no object of the answer's tree. */
-function copyItem(item: Item, levels: readonly PlannedLevel[]): Item {
-  const copy = { ...item };
-  for (const level of levels) {
-    const value = item[level.selection.key];
-    if (typeof value !== 'object' || value === null) continue;
-    copy[level.selection.key] = level.list
-      ? copyPage(value as NestedPage, level.children)
-      : copyItem(value as Item, level.children);
-  }
-  return copy;
-}
-
-function copyPage(page: NestedPage, levels: readonly PlannedLevel[]): NestedPage {
-  const copy: NestedPage = { items: page.items.map((item) => copyItem(item, levels)), page: { ...page.page } };
-  const cursors = page[NESTED_CURSORS];
-  if (cursors) Object.defineProperty(copy, NESTED_CURSORS, { value: [...cursors], enumerable: false });
-  return copy;
 }

@@ -1,8 +1,10 @@
-import { raw } from '@mikro-orm/sql';
 import type { Dialect, StatementGuard } from '../../dialect/index.ts';
+import { isListError, queryFailed } from '../../errors.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
+import { sendCompiled } from '../../orm/bound-execution.ts';
 import { useConnection } from '../../orm/connection.ts';
-import { entityManagerOf, subQueryBuilder } from '../../orm/query-builder.ts';
+import { entityManagerOf, isCompiledBuilder, subQueryBuilder } from '../../orm/query-builder.ts';
+import { mapDriverRows } from '../../orm/row-writer.ts';
 import type { AnyQueryBuilder } from '../../plan/plan-query.ts';
 import { runAbortable, throwIfAborted } from '../abort.ts';
 import { executeOwned } from '../execute.ts';
@@ -11,6 +13,7 @@ import { compiledStatement } from './compiled.ts';
 import { LEVEL_ALIAS, parentAlias } from './link.ts';
 import type { PlannedLevel } from './plan.ts';
 import { BACK_RANK, innerColumns, RANK } from './window.ts';
+import { rowWriterOf } from './writers.ts';
 
 /** The alias of the derived table a list level's statement pages each parent's rows from. */
 export const OUTER_ALIAS = 'lq_x';
@@ -49,8 +52,11 @@ function forParents(level: PlannedLevel, planned: AnyQueryBuilder, parents: read
  * parent's page out of the numbered rows, `limit + 1` of them after the offset (the extra row says more follow):
  *
  *     select "lq_x".* from (<planned rows, row_number() over (partition by <parent> order by <keys>) as "lq_rn">)
- *     as "lq_x" where "lq_x"."lq_rn" > ? and "lq_x"."lq_rn" <= ? order by "lq_x"."lq_p0", "lq_x"."lq_rn"
+ *     as "lq_x" where "lq_x"."lq_rn" > ? and "lq_x"."lq_rn" <= ?
  *
+ * (without the lower bound when the offset is 0: every row number is above it). The statement leaves its rows
+ * unordered: each parent's rows are put in their row numbers' order as they are grouped (run.ts), which costs less
+ * than the database's sort of them all.
  * With a backward cursor, the continued parent's page is cut by its mirrored number (`lq_rb`) instead; a list read
  * backward as a whole (GraphQL `last`) is numbered in the mirrored order throughout.
  */
@@ -81,10 +87,18 @@ export function levelStatement(
       low,
       high,
     ]);
-  } else outer.where(range(RANK), [low, high]);
-  const order = [...level.link.inner.map((_, i) => parentAlias(i)), RANK];
-  outer.orderBy(order.map((name) => ({ [raw(column(name))]: 'asc' })) as never);
+  } else if (low === 0) outer.where(`${column(RANK)} <= ?`, [high]);
+  else outer.where(range(RANK), [low, high]);
   return outer;
+}
+
+/**
+ * A level's rows for some parents. `driver`: the driver's rows (column names, driver values), read unmapped from the
+ * level's compiled statements where its target has a row writer (writers.ts writeRows); else MikroORM's mapped rows.
+ */
+export interface LevelRows {
+  readonly rows: Row[];
+  readonly driver: boolean;
 }
 
 /** Run a level's row statements for these parents (one, unless the parameter limit splits them), in order. */
@@ -92,17 +106,28 @@ export async function fetchLevelRows(
   site: StatementSite,
   level: PlannedLevel,
   parents: readonly (readonly CursorValue[])[],
-): Promise<Row[]> {
-  if (!hasData(level) || parents.length === 0) return [];
+): Promise<LevelRows> {
+  if (!hasData(level) || parents.length === 0) return { rows: [], driver: false };
   const build = async (part: readonly (readonly CursorValue[])[]) => {
     const { data } = await level.queries();
     return levelStatement(level, data!, part);
   };
   const alias = level.list ? OUTER_ALIAS : LEVEL_ALIAS;
+  const { meta } = level.target.bound;
+  const unmapped = level.compiled !== undefined && rowWriterOf(level.em, meta) !== null;
+  const parts: LevelRows[] = [];
+  for (const part of parentChunks(level, parents)) {
+    const qb = await statementFor(level, 'data', alias, part, build);
+    // Only a compiled statement's rows are MikroORM's result mapper's alone (no joined entity to merge).
+    const driver = unmapped && isCompiledBuilder(qb);
+    parts.push({ rows: await run(site, qb, level.target.dialect, !driver), driver });
+  }
+  if (parts.length === 1) return parts[0]!;
+  // Chunks read differently (one could not be compiled): every row as MikroORM maps it.
+  const driver = parts.every((p) => p.driver);
   const rows: Row[] = [];
-  for (const part of parentChunks(level, parents))
-    rows.push(...(await run(site, await statementFor(level, 'data', alias, part, build), level.target.dialect)));
-  return rows;
+  for (const p of parts) rows.push(...(p.driver && !driver ? mapDriverRows(level.em, meta, p.rows) : p.rows));
+  return { rows, driver };
 }
 
 /** Whether a level reads rows: a to-one always, a list unless its limit is 0. */
@@ -158,17 +183,34 @@ export async function explainedLevel(
 }
 
 /**
+ * A compiled statement's driver rows: sent straight to the connection its builder picks (sendCompiled), else by the
+ * builder's own execute(); failures become ListErrors as executeOwned() makes them.
+ */
+async function sendUnmapped(qb: AnyQueryBuilder, guard: StatementGuard): Promise<Row[]> {
+  const { sql, params } = qb.toQuery() as { sql: string; params: readonly unknown[] };
+  let sent: Promise<unknown[]> | undefined;
+  try {
+    sent = sendCompiled(qb, sql, params, guard);
+    if (sent) return (await sent) as Row[];
+  } catch (err) {
+    throw isListError(err) ? err : queryFailed(err);
+  }
+  return executeOwned<Row>(qb, guard, false);
+}
+
+/**
  * Run one statement of a level on the top page's connection, under the request's guard; an abort stops it first.
  * SQLite's executor turns the event loop and checks the guard's signal before each guarded statement itself, so
  * there the loop is not turned twice; a failure after an abort is the abort's error either way.
  */
-async function run(site: StatementSite, qb: AnyQueryBuilder, dialect: Dialect): Promise<Row[]> {
+async function run(site: StatementSite, qb: AnyQueryBuilder, dialect: Dialect, mapped = true): Promise<Row[]> {
   if (site.connection) useConnection(qb, site.connection);
   const { signal } = site.guard;
-  if (!dialect.inProcess) return runAbortable(signal, () => executeOwned<Row>(qb, site.guard));
+  const execute = () => (mapped ? executeOwned<Row>(qb, site.guard) : sendUnmapped(qb, site.guard));
+  if (!dialect.inProcess) return runAbortable(signal, execute);
   throwIfAborted(signal);
   try {
-    return await executeOwned<Row>(qb, site.guard);
+    return await execute();
   } catch (err) {
     throwIfAborted(signal);
     throw err;

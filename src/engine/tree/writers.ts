@@ -1,7 +1,14 @@
 import type { EntityManager, EntityMetadata } from '@mikro-orm/core';
 import type { BoundSchema, SelectedField } from '../../bind/types.ts';
 import { compileItemWriter } from '../../orm/item-writer.ts';
-import { type CheckedItemWriter, checkedItemWriter, entityRows } from '../../orm/writer-check.ts';
+import { compileRowWriter, mapDriverRows } from '../../orm/row-writer.ts';
+import {
+  type CheckedItemWriter,
+  type CheckedRowWriter,
+  checkedItemWriter,
+  checkedRowWriter,
+  entityRows,
+} from '../../orm/writer-check.ts';
 import { itemKeys, projectItems } from '../page/picked-fields.ts';
 import { type Item, serializeRows } from '../serialize.ts';
 
@@ -23,6 +30,47 @@ function writerOf(em: EntityManager, meta: EntityMetadata): CheckedItemWriter | 
   return writer;
 }
 
+/** The row writer of each nested target (driver rows straight to items), checked layout by layout as the root's is. */
+const rowWriters = new WeakMap<EntityMetadata, CheckedRowWriter | null>();
+
+/**
+ * The checked row writer of a level's target, or null when the entity has none (its items need hydration): only
+ * then may a level's compiled statement be read unmapped (driver rows, statement.ts).
+ */
+export function rowWriterOf(em: EntityManager, meta: EntityMetadata): CheckedRowWriter | null {
+  let writer = rowWriters.get(meta);
+  if (writer === undefined) {
+    const compiled = compileRowWriter(em, meta);
+    writer = compiled
+      ? checkedRowWriter(compiled, (raw) =>
+          serializeRows(em, meta.class, entityRows(mapDriverRows(em, meta, raw), meta)),
+        )
+      : null;
+    rowWriters.set(meta, writer);
+  }
+  return writer;
+}
+
+/**
+ * Write a level's rows as items. `driver`: the rows are the driver's (column names, driver values, listql's extra
+ * columns still in them), written by the row writer; where a layout declines, they are mapped as MikroORM maps them
+ * and written as mapped rows are.
+ */
+export function writeRows(
+  em: EntityManager,
+  target: BoundSchema,
+  fields: readonly SelectedField[],
+  rows: readonly Item[],
+  driver: boolean,
+): Item[] {
+  if (!driver) return writeLevelItems(em, target, fields, rows);
+  if (rows.length === 0) return [];
+  const { meta } = target;
+  const items = rowWriterOf(em, meta)?.(rows);
+  if (items) return picked(items, keptKeys(target, fields));
+  return writeLevelItems(em, target, fields, entityRows(mapDriverRows(em, meta, rows), meta));
+}
+
 /**
  * Write a level's rows (entity properties only, each identity once) as items, exactly as the top level writes its
  * own: the item writer, else serialize() of hydrated rows; then keep the target's primary key and the picked fields.
@@ -41,15 +89,53 @@ export function writeLevelItems(
 
 /**
  * A value that is equal (as a Map key) for two rows exactly when they hold the same primary key: a single key's value
- * itself when it is a string or a number (a Map tells 1 from '1'), else the key's JSON (bigints marked).
+ * itself when it is a string or a number (a Map tells 1 from '1'), else the key's JSON (bigints marked). `driver`:
+ * the row is the driver's, its key under its columns' names.
  */
-export function identityOf(row: Item, meta: EntityMetadata): unknown {
-  if (meta.primaryKeys.length === 1) {
-    const value = row[meta.primaryKeys[0]!];
+export function identityOf(row: Item, meta: EntityMetadata, driver = false): unknown {
+  const names = driver ? pkColumns(meta) : meta.primaryKeys;
+  if (names.length === 1) {
+    const value = row[names[0]!];
     if (typeof value === 'number' || typeof value === 'string') return value;
   }
   return JSON.stringify(
-    meta.primaryKeys.map((name) => row[name]),
+    names.map((name) => row[name]),
     (_, value) => (typeof value === 'bigint' ? `${value}n` : value),
   );
+}
+
+const pkColumnsOf = new WeakMap<EntityMetadata, readonly string[]>();
+
+/** The primary key's columns as a driver row names them (a composite foreign key's every column). */
+function pkColumns(meta: EntityMetadata): readonly string[] {
+  let columns = pkColumnsOf.get(meta);
+  if (!columns) {
+    columns = meta.getPrimaryProps().flatMap((prop) => prop.fieldNames ?? []);
+    pkColumnsOf.set(meta, columns);
+  }
+  return columns;
+}
+
+/** The item keys a level keeps (itemKeys()), once per selection's fields. */
+const kept = new WeakMap<readonly SelectedField[], ReadonlySet<string>>();
+
+function keptKeys(target: BoundSchema, fields: readonly SelectedField[]): ReadonlySet<string> {
+  let keys = kept.get(fields);
+  if (!keys) {
+    keys = itemKeys(target, fields);
+    kept.set(fields, keys);
+  }
+  return keys;
+}
+
+/**
+ * projectItems() of items the row writer just wrote (nothing else refers to them): the items themselves when none
+ * holds a key beyond `keys`.
+ */
+function picked(items: Item[], keys: ReadonlySet<string>): Item[] {
+  const extra = (item: Item) => {
+    for (const key in item) if (!keys.has(key)) return true;
+    return false;
+  };
+  return items.some(extra) ? projectItems(items, keys) : items;
 }

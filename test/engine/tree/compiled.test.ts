@@ -1,6 +1,6 @@
 /**
  * Nested levels' compiled statements (src/engine/tree/compiled.ts): a shape's statement is reused only where its
- * answer cannot differ (MikroORM filter parameters, a filter switched off, parent counts padded to a power of two,
+ * answer cannot differ (MikroORM filter parameters, a filter switched off, parent counts padded to a few lengths,
  * repeated related keys), every parent key stays a bound parameter, the cache keeps its bound and an evicted shape
  * still answers, and where QueryBuilder.execute() does not send what toQuery() returns no compiled statement is used.
  * Each answer is compared with a request shape that is never cached (a nested filter) or with the fixture's rows.
@@ -207,7 +207,7 @@ eachDialect(
       }
     });
 
-    test('parent counts padded to a power of two answer as the uncached levels, every key bound', async ({ em }) => {
+    test('parent counts padded to a few lengths answer as the uncached levels, every key bound', async ({ em }) => {
       const sqlByCount = new Map<number, string>();
       const pages = [1, 2, 3, 4, 5, 7, 8, 9].map((n) => ({ n, query: `${TREE}&limit=${n}` }));
       // Books 11–20 alternate two authors: the author level's parents repeat the same related key.
@@ -256,7 +256,7 @@ eachDialect(
         const reviews = levels.find((call) => /[`"]review[`"]/.test(call.sql) && !/count\(\*\)/.test(call.sql));
         if (query === `${TREE}&limit=${n}`) sqlByCount.set(n, reviews!.sql);
       }
-      // One statement text serves each power of two: 3 parents are sent as 4, 5 and 7 as 8.
+      // One statement text serves each padded length: 3 parents are sent as 4, 5 and 7 as 8 (9 as 12).
       assert.is(sqlByCount.get(3), sqlByCount.get(4));
       assert.is(sqlByCount.get(5), sqlByCount.get(8));
       assert.is(sqlByCount.get(7), sqlByCount.get(8));

@@ -3,7 +3,7 @@
  * they run on, and small helpers to write expected nested pages by hand.
  */
 import type { EntityManager, FilterOptions } from '@mikro-orm/core';
-import { createEngine, type ScopedEngine } from '../../../src/engine/index.ts';
+import { createEngine, type ListContext, type ScopedEngine } from '../../../src/engine/index.ts';
 import { filterable, type Policy, schema, selectable, sortable } from '../../../src/policy/index.ts';
 import { Author, Book, Profile, Publisher, Review, Tag } from '../../fixtures/library.ts';
 
@@ -76,6 +76,21 @@ export function engineOf(
   const engine = createEngine(em, { policy, allowCount: true, maxLimit: 50, ...config });
   const qb = (em as any).createQueryBuilder(entity, alias);
   return engine.from(qb, filters === undefined ? {} : { filters });
+}
+
+/**
+ * One engine over one root of the fixture, kept across calls (so its memos see a request sent again): each call is a
+ * fresh scope of `em`, with `filters` as from(qb, { filters }) takes them.
+ */
+export function scopesOf(
+  em: EntityManager,
+  root: Root,
+  config: Record<string, unknown> = {},
+): (filters?: FilterOptions) => ScopedEngine<ListContext> {
+  const { entity, alias, policy } = ROOTS[root];
+  const engine = createEngine(em, { policy, allowCount: true, maxLimit: 50, ...config });
+  return (filters) =>
+    engine.from((em as any).createQueryBuilder(entity, alias), filters === undefined ? {} : { filters });
 }
 
 /** A nested page as written in expectations: cursors are compared as present or absent (`'…'`), not by value. */

@@ -5,7 +5,7 @@
  *   with the same bound values (in any order);
  * - compiled level statements (the default) against `compileStatements: false`, which plans every level afresh
  *   (both in a transaction, so in the same order): the same JSON, the same statements, each with the same distinct
- *   values (a compiled statement pads its parent keys to a power of two by repeating the last one).
+ *   values (a compiled statement pads its parent keys to a few lengths by repeating the last one).
  * And the lanes bound how many level statements are in flight at once.
  */
 import type { EntityManager } from '@mikro-orm/core';
