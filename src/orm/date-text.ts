@@ -1,3 +1,5 @@
+import { type EntityManager, type EntityMetadata, Platform, ReferenceKind } from '@mikro-orm/core';
+
 /**
  * Read MySQL's and MariaDB's datetime text, `YYYY-MM-DD HH:MM:SS` with up to six fraction digits, as UTC: the Date
  * `new Date(text + 'Z')` gives (MikroORM's parse of such a column with its `timezone` at `Z`), at a fraction of the
@@ -91,4 +93,34 @@ export function zonedDateText(text: string): Date | undefined {
   if (at !== n) return undefined;
   const utc = Date.UTC(century * 100 + years, month - 1, day, hour, minute, second, ms);
   return new Date(sign === 45 ? utc + offset * 1000 : utc - offset * 1000);
+}
+
+const utcColumnsByMeta = new WeakMap<EntityMetadata, ReadonlySet<string>>();
+
+/**
+ * The columns of `meta` whose driver text the row writer (and MikroORM's result mapper) reads as UTC, `new Date(text +
+ * 'Z')`: one-column Date properties where the platform's timezone is `Z` and its parse is Platform's own. A driver
+ * that can make that Date from the value's bytes (MySQL and MariaDB prepared statements) may give it instead of the
+ * text, for rows that only these readers read; both pass a Date through as it is.
+ */
+export function utcDateColumns(em: EntityManager, meta: EntityMetadata): ReadonlySet<string> {
+  let columns = utcColumnsByMeta.get(meta);
+  if (columns) return columns;
+  const platform = em.getPlatform();
+  const utc = platform.getTimezone() === 'Z' && platform.parseDate === Platform.prototype.parseDate;
+  const found = new Set<string>();
+  const seen = new Set<string>();
+  const shared = new Set<string>();
+  for (const prop of meta.props)
+    for (const column of prop.fieldNames ?? []) (seen.has(column) ? shared : seen).add(column);
+  for (const prop of meta.props) {
+    const column = prop.fieldNames?.length === 1 ? prop.fieldNames[0]! : undefined;
+    // Where the result mapper parses the text (EntityComparator's mapResult): a plain, unshared Date column.
+    const parsed =
+      prop.kind === ReferenceKind.SCALAR && prop.runtimeType === 'Date' && !prop.embedded && !prop.polymorphic;
+    if (utc && column && parsed && !shared.has(column) && !platform.isNumericProperty(prop)) found.add(column);
+  }
+  columns = found;
+  utcColumnsByMeta.set(meta, columns);
+  return columns;
 }

@@ -2,9 +2,11 @@
  * The export's items, dates above all, equal what the cold path gives for the same rows, on every dialect: items()
  * over datetimes with and without fractions (0, 3 and 6 digits, a TIMESTAMP(6)), NULLs, decimals, floats, JSON and
  * bigints gives, value for value, type for type and key for key, what list() gives and what MikroORM's own find() and
- * serialize() give; items are plain objects. On MariaDB the prepared statements read DATETIME and TIMESTAMP values as
- * bytes and write mysql2's text themselves (dialect/mysql/date-bytes.ts): their rows, zero dates and zeros in a date
- * included, equal the text protocol's rows (MikroORM's own qb.execute()). PostgreSQL's zoned timestamp text, read
+ * serialize() give, and a walk sorted by dates follows its cursors to the rows list() orders alike; items are plain
+ * objects. On MariaDB the prepared statements read DATETIME and TIMESTAMP values as bytes and write mysql2's text
+ * themselves (dialect/mysql/date-bytes.ts), or the Date the row writer reads from it for rows only it reads: their
+ * rows, zero dates and zeros in a date included, equal the text protocol's rows (MikroORM's own qb.execute()) where
+ * text is asked for. PostgreSQL's zoned timestamp text, read
  * by the row writer's own parser, gives the instants MikroORM's PostgreSQL platform (postgres-date) gives.
  */
 import { isDeepStrictEqual } from 'node:util';
@@ -120,6 +122,19 @@ eachDialect('export items equal the cold path', { entities: [StampedSchema, OddS
     for (const pageSize of [7, 5000]) {
       const walked = await all(scoped(em).items({ sort: 'id' }, {}, { pageSize }));
       assertSameItems(walked, found, `items(), pages of ${pageSize}`);
+    }
+  });
+
+  test('a walk sorted by dates follows its cursors to the rows list() orders alike', async ({ em }) => {
+    const sorted = schema(Stamped).expose('id', sortable()).expose('at3', sortable()).expose('at6', sortable());
+    const engine = createEngine(em, { policy: sorted, maxLimit: 100 }).from(
+      (em.fork() as any).createQueryBuilder(Stamped, 's'),
+    );
+    for (const sort of ['-at6,id', 'at3,-id']) {
+      const listed = (await engine.list({ sort, limit: '100' })).items;
+      assert.is(listed.length, ROWS);
+      for (const pageSize of [3, 5000])
+        assertSameItems(await all(engine.items({ sort }, {}, { pageSize })), listed, `items(), ${sort}, ${pageSize}`);
     }
   });
 

@@ -67,6 +67,66 @@ function asBytes(field: ParserField): ParserField {
   } as ParserField;
 }
 
+/** Per statement guard: the DATETIME/TIMESTAMP columns whose rows feed only a row writer that reads them as UTC. */
+const utcColumns = new WeakMap<object, ReadonlySet<string>>();
+
+/**
+ * Have the statement run under `guard` (a guard of its own) give the `columns` named here as Dates where their bytes
+ * hold a plain value (utcDateOfBytes()), the rest as text: for rows read only by a writer that would parse that text
+ * as UTC (`new Date(text + 'Z')`), which then finds the Date it would have made.
+ */
+export function readDatesAsUtc(guard: object, columns: ReadonlySet<string>): void {
+  if (columns.size > 0) utcColumns.set(guard, columns);
+}
+
+/** A copy of a statement's guard (its own signal) reads dates as the guard does; returns the copy. */
+export function sameDates<T extends object>(guard: object, copy: T): T {
+  const columns = utcColumns.get(guard);
+  if (columns) utcColumns.set(copy, columns);
+  return copy;
+}
+
+/** The columns readDatesAsUtc() named for a statement's guard, if any. */
+export function utcDateColumnsOf(guard: object): ReadonlySet<string> | undefined {
+  return utcColumns.get(guard);
+}
+
+/**
+ * The Date that utcDateText() reads from the text dateTimeText() writes for these bytes, made from the bytes
+ * themselves; undefined wherever that reading would not give one (a zero date, a year before 1000, a part out of
+ * range, a day past the month's end, a fraction the column does not declare), where the text is kept.
+ */
+export function utcDateOfBytes(bytes: Uint8Array, decimals: number): Date | undefined {
+  const length = bytes.length;
+  if ((length !== 4 && length !== 7 && length !== 11) || !(decimals >= 0)) return undefined;
+  const y = bytes[0]! | (bytes[1]! << 8);
+  const m = bytes[2]!;
+  const d = bytes[3]!;
+  if (y < 1000 || y > 9999 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m)) return undefined;
+  const h = length > 4 ? bytes[4]! : 0;
+  const min = length > 4 ? bytes[5]! : 0;
+  const s = length > 4 ? bytes[6]! : 0;
+  if (h > 23 || min > 59 || s > 59) return undefined;
+  let ms = 0;
+  if (length === 11) {
+    const micros = (bytes[7]! | (bytes[8]! << 8) | (bytes[9]! << 16) | (bytes[10]! << 24)) >>> 0;
+    // The text carries `decimals` digits of the six, all six past 6 (MariaDB's 31: not fixed), and mysql2's own
+    // unpadded count at 0, which is left to the text.
+    if (micros > 999_999 || decimals === 0) return undefined;
+    // The reader keeps the first three digits of those the text carries.
+    const kept = Math.min(decimals, 3);
+    const unit = kept === 3 ? 1000 : kept === 2 ? 10_000 : 100_000;
+    ms = Math.floor(micros / unit) * (unit / 1000);
+  }
+  return new Date(Date.UTC(y, m - 1, d, h, min, s, ms));
+}
+
+/** Days in month `m` (1 to 12) of year `y` of the proleptic Gregorian calendar. */
+function daysIn(y: number, m: number): number {
+  if (m === 2) return y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28;
+  return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
+}
+
 export function isDateTime(columnType: number): boolean {
   return columnType === DATETIME || columnType === TIMESTAMP;
 }

@@ -8,7 +8,7 @@ import {
   timedOut,
   watchDeadline,
 } from '../statement.ts';
-import { readDatesAsBytes } from './date-bytes.ts';
+import { readDatesAsBytes, sameDates, utcDateColumnsOf } from './date-bytes.ts';
 import { type MysqlField, textLike } from './text-rows.ts';
 
 /**
@@ -107,7 +107,7 @@ export async function mysqlQuery(
   const values = [...compiled.parameters];
   const watch = watchDeadline(guard);
   const { signal } = watch;
-  const watched = { ...guard, signal };
+  const watched = sameDates(guard, { ...guard, signal });
   const run = (connection: MysqlConnection) => runStatement(pool, connection, sql, values, watched, limit, mariaDb);
   if (client.isTransaction) return run(await rawConnectionOf(pool, client)).finally(() => watch.done());
   const pending = client.connection().execute(async (db) => {
@@ -140,7 +140,7 @@ function runStatement(
     const command = connection.execute(sql, values, (err, rows, fields) => {
       running = false;
       if (err) reject(err);
-      else resolve({ rows: Array.isArray(rows) ? textLike(rows, fields, mariaDb) : [] });
+      else resolve({ rows: Array.isArray(rows) ? textLike(rows, fields, mariaDb, utcDateColumnsOf(guard)) : [] });
     });
     readDatesAsBytes(command, connection.config); // DATETIMEs as bytes: textLike() writes mysql2's text for less.
   })

@@ -1,4 +1,4 @@
-import { dateTimeText, isDateTime, padFraction } from './date-bytes.ts';
+import { dateTimeText, isDateTime, padFraction, utcDateOfBytes } from './date-bytes.ts';
 
 /** Column metadata mysql2 passes with a result (the members read here). */
 export interface MysqlField {
@@ -16,9 +16,15 @@ const TIME = 11;
  * the same entities: mysql2 reads a FLOAT as its exact single-precision value (0.10000000149011612) where the server
  * prints it as text (MariaDB: 6 significant digits, `0.1`; MySQL 8: the shortest text that is the same float), and
  * drops the zeros of a DATETIME/TIMESTAMP/TIME fraction the column declares (`10:00:00` for `10:00:00.000`). DATETIME and
- * TIMESTAMP values read as bytes (readDatesAsBytes()) are written as that same text here.
+ * TIMESTAMP values read as bytes (readDatesAsBytes()) are written as that same text here, or, in the `utc` columns
+ * (readDatesAsUtc()), as the Date the row writer would read that text to, where it would read one.
  */
-export function textLike(rows: unknown[], fields: MysqlField[] | undefined, mariaDb: boolean): unknown[] {
+export function textLike(
+  rows: unknown[],
+  fields: MysqlField[] | undefined,
+  mariaDb: boolean,
+  utc?: ReadonlySet<string>,
+): unknown[] {
   const fixes: [string, (v: unknown) => unknown][] = [];
   for (const field of fields ?? []) {
     if (field.columnType === FLOAT)
@@ -27,15 +33,14 @@ export function textLike(rows: unknown[], fields: MysqlField[] | undefined, mari
       const { decimals } = field;
       const pad = decimals > 0 && decimals <= 6;
       // Bytes where readDatesAsBytes() had the statement read them so; text (padded here) otherwise.
-      fixes.push([
-        field.name,
-        (v) =>
-          v instanceof Uint8Array
-            ? dateTimeText(v, decimals)
-            : pad && typeof v === 'string'
-              ? padFraction(v, decimals)
-              : v,
-      ]);
+      const text = (v: unknown) =>
+        v instanceof Uint8Array
+          ? dateTimeText(v, decimals)
+          : pad && typeof v === 'string'
+            ? padFraction(v, decimals)
+            : v;
+      const utcDate = (v: unknown) => (v instanceof Uint8Array && utcDateOfBytes(v, decimals)) || text(v);
+      fixes.push([field.name, utc?.has(field.name) ? utcDate : text]);
     } else if (field.columnType === TIME && field.decimals > 0 && field.decimals <= 6)
       fixes.push([field.name, (v) => (typeof v === 'string' ? padFraction(v, field.decimals) : v)]);
   }

@@ -1,9 +1,11 @@
 import type { StatementGuard } from '../../dialect/index.ts';
+import { readDatesAsUtc } from '../../dialect/mysql/date-bytes.ts';
 import { turnPage } from '../../keyset/backward.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import { type CursorPlan, cursorAfter, cursorBefore } from '../../keyset/cursor-plan.ts';
 import { takeKeys } from '../../keyset/key-columns.ts';
 import { useConnection } from '../../orm/connection.ts';
+import { utcDateColumns } from '../../orm/date-text.ts';
 import type { Paging } from '../../plan/paging.ts';
 import { runAbortable } from '../abort.ts';
 import type { ListContext } from '../config.ts';
@@ -64,7 +66,10 @@ export async function fetchPage<C extends ListContext>(
   await checkPlan(scope.settings, qb, guard);
   // Rows straight from the driver where the row writer can write them (row-items.ts).
   const driverRows = readsDriverRows(scope, qb);
-  const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, guard, !driverRows));
+  // Rows only the row writer reads: MySQL/MariaDB may give its UTC date columns as Dates (a guard of their own).
+  const sent = driverRows && !tree ? { ...guard } : guard;
+  if (sent !== guard) readDatesAsUtc(sent, utcDateColumns(scope.em, scope.bound.meta));
+  const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, sent, !driverRows));
 
   const { rows: pageRows, hasPrevious, hasNext, hasMore } = turnPage(rows, paging, after !== undefined, backward);
   const ends = options.cursors === 'ends';
