@@ -12,11 +12,18 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 
 /**
  * Run a query unless the caller has aborted; when it fails because the caller aborted, reject with the abort error
- * instead of the driver's. With a signal, the event loop turns first, so an abort that arrived while the previous
- * query held it (a SQLite statement runs synchronously) is seen before the next query starts.
+ * instead of the driver's. An already-aborted signal is refused here, before the statement; one that aborts while it
+ * runs cancels it (the dialect's executor listens to the signal). `inProcess` (SQLite, the default): statements run
+ * synchronously and hold the event loop, so with a signal the loop turns first and an abort that arrived meanwhile
+ * is seen before the next query starts. A dialect whose statements run on a server awaits each one, so the loop has
+ * turned since the previous: no turn is taken, and an abort still pending in it cancels the statement it meets.
  */
-export async function runAbortable<T>(signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
-  if (signal) await turnEventLoop();
+export async function runAbortable<T>(
+  signal: AbortSignal | undefined,
+  run: () => Promise<T>,
+  inProcess = true,
+): Promise<T> {
+  if (signal && inProcess) await turnEventLoop();
   throwIfAborted(signal);
   try {
     return await run();

@@ -5,6 +5,7 @@ import type { KeyContext } from '../keyset/cursor-plan.ts';
 import { primaryKeyShapes } from '../keyset/key-shape.ts';
 import { checkBoundExecution } from '../orm/compat.ts';
 import { compileItemWriter } from '../orm/item-writer.ts';
+import { privateCopy } from '../orm/qb-state.ts';
 import { onPrimary } from '../orm/replicas.ts';
 import { compileRowWriter, mapDriverRows } from '../orm/row-writer.ts';
 import { checkedItemWriter, checkedRowWriter, entityRows } from '../orm/writer-check.ts';
@@ -21,6 +22,7 @@ import type { Explanation } from './describe/explain.ts';
 import { adviseIndexes, type IndexAdvice } from './describe/indexes.ts';
 import type { ListItem, ListPath, SelectedItem, Selection } from './item-type.ts';
 import { PAGE_STATEMENT } from './page/compiled-data.ts';
+import { rememberBaseKey } from './page/compiled-page.ts';
 import { type EdgesOptions, LIST_EDGES, listEdges } from './page/edges.ts';
 import { listPage, type Page } from './page/list-page.ts';
 import { openListing } from './page/listing.ts';
@@ -139,7 +141,10 @@ export function createEngine<C extends ListContext = ListContext, P extends Poli
 
   const from = (qb: AnyQueryBuilder, options: FromOptions = {}): ScopedEngine<C> => {
     checkBase(qb, bound.meta.className);
-    // A private copy: later changes to the caller's builder cannot reach this scope, and it is never finalized.
+    // A private copy: later changes to the caller's builder cannot reach this scope, and it is never finalized. Its
+    // builderKey() is known from the copying: the listing memo reads it (compiled-page.ts).
+    const { copy, key } = privateCopy(qb);
+    rememberBaseKey(copy, key);
     const scope: Scope<C> = Object.freeze({
       settings,
       bound,
@@ -147,7 +152,7 @@ export function createEngine<C extends ListContext = ListContext, P extends Poli
       em,
       writer,
       rowWriter,
-      base: options.readPrimary === true ? onPrimary(qb.clone()) : qb.clone(),
+      base: options.readPrimary === true ? onPrimary(copy) : copy,
       filters: options.filters,
       defaultSort: defaultSort?.terms,
     });

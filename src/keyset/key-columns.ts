@@ -18,10 +18,33 @@ function keyAlias(index: number): string {
 
 /**
  * The alias of the n-th raw sort column, selected so `select distinct` can order by it (PostgreSQL requires that),
- * and so the outer query of a UNION ALL page can order its branches' rows.
+ * and so the outer query of a UNION ALL page can order its branches' rows, when its key column does not hold it.
  */
-export function orderAlias(index: number): string {
+function orderAlias(index: number): string {
   return `${ALIAS_PREFIX}_o${index}`;
+}
+
+/** The SQL of what a key orders by, as its order column selects it: the folded column of a case-insensitive key. */
+function sortedSql(qb: AnyQueryBuilder, key: CursorKey, dialect: Dialect, platform: Platform): string {
+  return dialect.sortedExpression(key.shape, sortExpression(dialect, key.sort, columnSql(qb, key.sort, platform)));
+}
+
+/**
+ * The sort keys a UNION ALL page's outer query orders its branches' rows by: each key read from its key column
+ * (`lq_k…`) when that column's SQL is exactly what the key orders by (a plain column read as it is), else from its
+ * own order column (`lq_o…`, see selectKeys). Each value is then selected once.
+ */
+export function outerOrder(
+  qb: AnyQueryBuilder,
+  keys: readonly CursorKey[],
+  dialect: Dialect,
+  platform: Platform,
+): SortKey[] {
+  return keys.map((k, i) => {
+    const read = dialect.keyReadExpression(k.shape, columnSql(qb, k.sort, platform));
+    const column = sortedSql(qb, k, dialect, platform) === read ? keyAlias(i) : orderAlias(i);
+    return { ...k.sort, column, alias: qb.alias, caseInsensitive: false };
+  });
 }
 
 /** Quote the column of a sort key in the planned query (a relation key lives on its join alias), or its expression. */
@@ -81,11 +104,10 @@ export function selectKeys(
   );
   if (orderColumns || qb.hasFlag(QueryFlag.DISTINCT))
     keys.forEach((k, i) => {
-      extra.push(
-        raw(
-          `${ctx.dialect.sortedExpression(k.shape, sortExpression(ctx.dialect, k.sort, column(k.sort)))} as ${alias(orderAlias(i))}`,
-        ),
-      );
+      // A key column that already holds what the key orders by is not selected a second time (outerOrder).
+      const sorted = sortedSql(qb, k, ctx.dialect, platform);
+      if (sorted !== ctx.dialect.keyReadExpression(k.shape, column(k.sort)))
+        extra.push(raw(`${sorted} as ${alias(orderAlias(i))}`));
     });
   // `addSelect` on a builder without an explicit selection would select only the extras: keep `alias.*` then.
   qb.addSelect(selectsExplicitly(qb) ? extra : [`${qb.alias}.*`, ...extra]);

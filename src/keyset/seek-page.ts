@@ -6,7 +6,7 @@ import type { Paging } from '../plan/paging.ts';
 import { mirrorKeys } from './backward.ts';
 import type { CursorValue } from './cursor-codec.ts';
 import type { CursorKey } from './cursor-plan.ts';
-import { keysetColumns, orderAlias } from './key-columns.ts';
+import { keysetColumns, outerOrder } from './key-columns.ts';
 import {
   type KeysetBranch,
   type KeysetColumn,
@@ -158,7 +158,7 @@ export function seekFirst(
  * @example
  * // select * from ((select … where … and ("b"."score" < $1) order by "b"."score" desc nulls last, "b"."id" limit $2)
  * //   union all (… "b"."score" is null …) union all (… "b"."score" = $5 and "b"."id" > $6 …)) as "b"
- * // order by "b"."lq_o0" desc nulls last, "b"."lq_o1" asc limit $9
+ * // order by "b"."lq_k0" desc nulls last, "b"."lq_k1" asc limit $9
  */
 export function unionPage(
   qb: AnyQueryBuilder,
@@ -194,7 +194,7 @@ export function unionPage(
     outer.from(first.unionAll(...rest), qb.alias);
   }
   // The selected order columns hold what each key orders by (folded, for a case-insensitive key): no folding again.
-  const order = keys.map((k, i) => ({ ...k.sort, column: orderAlias(i), alias: qb.alias, caseInsensitive: false }));
+  const order = outerOrder(qb, keys, dialect, platform);
   outer.orderBy(orderByOf(platform, dialect, qb.alias, order));
   outer.limit(limit);
   return bySubquery ? subqueryCompound(qb, outer, parts, platform, dialect.seekParameter) : outer;

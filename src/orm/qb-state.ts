@@ -126,3 +126,34 @@ function aliasKey(value: unknown): string | undefined {
   if (!alias || alias.subQuery !== undefined || typeof alias.aliasName !== 'string') return undefined;
   return `${alias.aliasName}:${String(alias.meta?.className)}`;
 }
+
+/** builderKey() of a fresh builder of one root entity, by alias (a builder in its default state). */
+const freshKeys = new WeakMap<object, Map<string, string | null>>();
+
+/**
+ * A private copy of a QueryBuilder and its builderKey(): later changes to `qb` cannot reach the copy. A builder in
+ * its default state (a root and an alias, nothing added: what most base scopes are) is copied as `clone(true)`, a
+ * fresh builder on the same EntityManager, context and connection type, after its builderKey() was found equal to a
+ * fresh builder's, which skips copying the whole state; any other builder is copied with `clone()`.
+ */
+export function privateCopy(qb: AnyQueryBuilder): { readonly copy: AnyQueryBuilder; readonly key: string | undefined } {
+  const key = builderKey(qb);
+  if (key !== undefined) {
+    const meta = qb.mainAlias.meta as object;
+    let byAlias = freshKeys.get(meta);
+    if (!byAlias) {
+      byAlias = new Map();
+      freshKeys.set(meta, byAlias);
+    }
+    let fresh = byAlias.get(qb.alias);
+    // Once the fresh key is known, a builder with state of its own goes straight to clone().
+    const copy = fresh === undefined || fresh === key ? qb.clone(true) : undefined;
+    if (copy && fresh === undefined) {
+      fresh = builderKey(copy) ?? null;
+      // Bounded: a handful of aliases per entity in any real API; a stranger's aliases are not kept.
+      if (byAlias.size < 16) byAlias.set(qb.alias, fresh);
+    }
+    if (copy && fresh === key) return { copy, key };
+  }
+  return { copy: qb.clone(), key };
+}

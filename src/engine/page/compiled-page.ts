@@ -115,6 +115,11 @@ export function baseKey<C extends ListContext>(scope: Scope<C>): string | undefi
   return key ?? undefined;
 }
 
+/** Record a scope base's builderKey() where its copy computed it (engine.ts), so baseKey() does not compute it again. */
+export function rememberBaseKey(base: AnyQueryBuilder, key: string | undefined): void {
+  baseKeys.set(base, key ?? null);
+}
+
 /**
  * The MikroORM filter conditions in force on a listing as one key: the root entity's, and those of the related
  * entities in `filterConditions`; undefined when one of them is not plain data (or the root's reaches relations).

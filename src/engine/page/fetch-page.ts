@@ -69,7 +69,8 @@ export async function fetchPage<C extends ListContext>(
   // Rows only the row writer reads: MySQL/MariaDB may give its UTC date columns as Dates (a guard of their own).
   const sent = driverRows && !tree ? { ...guard } : guard;
   if (sent !== guard) readDatesAsUtc(sent, utcDateColumns(scope.em, scope.bound.meta));
-  const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, sent, !driverRows));
+  const inProcess = scope.keys.dialect.inProcess;
+  const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, sent, !driverRows), inProcess);
 
   const { rows: pageRows, hasPrevious, hasNext, hasMore } = turnPage(rows, paging, after !== undefined, backward);
   const ends = options.cursors === 'ends';

@@ -178,7 +178,7 @@ export async function openListing<C extends ListContext>(
       if (countStatement) {
         const qb = await countStatement();
         if (connection) useConnection(qb, connection);
-        return runAbortable(guard.signal, () => executeCountOwned(qb, guard));
+        return runAbortable(guard.signal, () => executeCountOwned(qb, guard), scope.keys.dialect.inProcess);
       }
       if (!counter) throw new Error('listql: count() of a request that did not ask for it');
       if (resolved.count === 'estimated')
