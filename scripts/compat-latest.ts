@@ -8,7 +8,9 @@
  *    the same core form one set; sets that cannot share a core are tested apart, each on its own dialect.
  * 2. For each set: copy the repository into a scratch directory (the system's temporary folder), point its
  *    devDependencies at the set, `npm install`, build (which type-checks `src/` against that MikroORM) and run the
- *    engine, serialization and binding tests (`npm test -- engine keyset bind`: engine/, keyset/ and bind/) on the set's dialects.
+ *    engine, serialization and binding tests and the planner's kept builders (`npm test -- engine keyset bind
+ *    prepared-builders`: engine/, keyset/, bind/, and test/plan/prepared-builders.test.ts, which copies MikroORM's
+ *    QueryBuilder state) on the set's dialects.
  * 3. `npm pack` the build and install the tarball beside each set's core and driver in a scratch app, with plain
  *    `npm install` (peer ranges must resolve), then run a tiny script there: createEngine, then list() on a fresh
  *    database (in memory for SQLite; on PostgreSQL and MariaDB a database created under LISTQL_PG_URL or
@@ -30,7 +32,7 @@ const keep = process.argv.includes('--keep');
 
 /** The test dialect each driver package serves. */
 const DIALECT_OF: Record<string, string> = { sqlite: 'sqlite', postgresql: 'postgresql', mariadb: 'mariadb' };
-const TESTS = ['engine', 'keyset', 'bind'];
+const TESTS = ['engine', 'keyset', 'bind', 'prepared-builders'];
 const DATABASE_CLIENTS = ['mysql2', 'pg', 'better-sqlite3'] as const;
 
 interface VersionSet {
