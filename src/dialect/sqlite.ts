@@ -20,27 +20,42 @@ const preparedByDatabase = new WeakMap<object, Map<string, NativeStatement>>();
  * Run one guarded statement on SQLite. Between statements the loop turns (timers and I/O first, so an abort that fell
  * due wins over the deadline), then the deadline is checked; the statement itself runs on the connection MikroORM's
  * Kysely lends (or the caller's transaction), reading rows through a prepared statement kept per SQL text: preparing
- * costs as much as running a page's statement, and a compiled shape sends the same text every time.
+ * costs as much as running a page's statement, and a compiled shape sends the same text every time. Outside a
+ * transaction a reader runs on the database itself: Kysely's SQLite driver lends its one connection without a lock
+ * (acquireConnection() returns it), so borrowing it for a synchronous call changed nothing but cost two promises.
  */
-async function executeSqlite({
-  client,
-  compiled,
-  guard,
-  abort,
-  nativeClient,
-}: StatementRun): Promise<QueryResult<unknown>> {
+async function executeSqlite(run: StatementRun): Promise<QueryResult<unknown>> {
+  const { client, compiled, guard, abort } = run;
   if (!guard) return client.executeQuery(compiled, abort);
-  const native = (await nativeClient()) as Partial<NativeDatabase> | undefined;
-  const run = async (db: typeof client): Promise<QueryResult<unknown>> => {
+  const native = await nativeDatabase(run);
+  const turn = async (): Promise<NativeStatement | undefined> => {
     await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
     if (guard.signal?.aborted) throw guard.signal.reason;
     statementLimit(guard);
-    const statement =
-      typeof native?.prepare === 'function' ? prepared(native as NativeDatabase, compiled.sql) : undefined;
-    if (statement?.reader) return { rows: statement.all(compiled.parameters) };
-    return db.executeQuery(compiled);
+    const statement = native && prepared(native, compiled.sql);
+    return statement?.reader ? statement : undefined;
   };
-  return client.isTransaction ? run(client) : client.connection().execute(run);
+  const onConnection = async (db: typeof client): Promise<QueryResult<unknown>> => {
+    const reader = await turn();
+    return reader ? { rows: reader.all(compiled.parameters) } : db.executeQuery(compiled);
+  };
+  if (client.isTransaction) return onConnection(client);
+  if (native === undefined) return client.connection().execute(onConnection);
+  const reader = await turn();
+  return reader ? { rows: reader.all(compiled.parameters) } : client.executeQuery(compiled);
+}
+
+/** The better-sqlite3 database behind a connection's Kysely (one per Kysely: MikroORM makes both on connect). */
+const nativeByClient = new WeakMap<object, NativeDatabase | null>();
+
+async function nativeDatabase(run: StatementRun): Promise<NativeDatabase | undefined> {
+  let native = nativeByClient.get(run.root);
+  if (native === undefined) {
+    const found = (await run.nativeClient()) as Partial<NativeDatabase> | undefined;
+    native = typeof found?.prepare === 'function' ? (found as NativeDatabase) : null;
+    nativeByClient.set(run.root, native);
+  }
+  return native ?? undefined;
 }
 
 function prepared(db: NativeDatabase, sql: string): NativeStatement {

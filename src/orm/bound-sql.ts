@@ -1,6 +1,6 @@
 import { isRaw, type Platform, RawQueryFragment, Utils } from '@mikro-orm/core';
 import { type Dialect, dialectFor } from '../dialect/index.ts';
-import { deferredAt } from './deferred-sql.ts';
+import { deferredAt, MARKER_OPEN } from './deferred-sql.ts';
 
 /** SQL text in the driver's own placeholder style, and the values to send with it. */
 export interface BoundStatement {
@@ -21,13 +21,94 @@ export interface BoundStatement {
  * binds it and compares it with `platform.formatQuery()` (compat.ts), refusing to run on any difference; a statement
  * whose placeholders and values do not pair up throws rather than run.
  *
- * size: three closures (values, identifiers, text) that call each other over one output buffer and parameter list;
- * apart, each would have to carry both on every call of this per-statement loop.
+ * A text is read once for its placeholders (plainTemplate): when it holds only plain `?` and every value is one
+ * parameter (no fragment, list or symbol), the remembered text is sent with the converted values; else the text is
+ * read again with its values (bindStatementCold), as it was the first time.
  *
  * @example bindStatement(pg, 'select * from "p" where "p"."id" in (?) and ?? = ?', [[1, 2], 'p.name', 'x'])
  * // { sql: 'select * from "p" where "p"."id" in ($1, $2) and "p"."name" = $3', parameters: [1, 2, 'x'] }
  */
 export function bindStatement(
+  platform: Platform,
+  sql: string,
+  params: readonly unknown[],
+  dialect: Dialect = dialectFor(platform),
+): BoundStatement {
+  const template = plainTemplate(sql, dialect);
+  if (template && template.count === params.length && params.every(isPlainValue))
+    return { sql: template.sql, parameters: params.map((v) => driverValue(dialect, platform, v)) };
+  return bindStatementCold(platform, sql, params, dialect);
+}
+
+/**
+ * A text's placeholders, read once per text: how many plain `?` it holds and the text the driver gets. Null when the
+ * text holds anything else (`??`, `\?`, a deferred fragment's marker); such texts always take bindStatementCold.
+ */
+interface PlainTemplate {
+  readonly count: number;
+  readonly sql: string;
+}
+const TEMPLATES_PER_DIALECT = 1024;
+const templates = new WeakMap<Dialect, Map<string, PlainTemplate | null>>();
+
+function plainTemplate(sql: string, dialect: Dialect): PlainTemplate | null {
+  let known = templates.get(dialect);
+  if (!known) {
+    known = new Map();
+    templates.set(dialect, known);
+  }
+  let template = known.get(sql);
+  if (template === undefined) {
+    // A marker names one statement's fragment: the text is not seen again, so it is not kept.
+    if (sql.includes(MARKER_OPEN)) return null;
+    template = readTemplate(sql, dialect);
+    if (known.size >= TEMPLATES_PER_DIALECT) known.delete(known.keys().next().value as string);
+    known.set(sql, template);
+  }
+  return template;
+}
+
+/** Read a text as bindStatementCold's emit() reads it, for plain placeholders only. */
+function readTemplate(text: string, dialect: Dialect): PlainTemplate | null {
+  let count = 0;
+  let out = '';
+  let copied = 0;
+  let i = 0;
+  while (i < text.length) {
+    const skipTo = skipQuotedOrComment(text, i, dialect);
+    if (skipTo > i) {
+      i = skipTo;
+      continue;
+    }
+    const c = text[i];
+    if (c === '\\' && text[i + 1] === '?') return null;
+    if (c === '?') {
+      if (text[i + 1] === '?') return null;
+      count++;
+      if (dialect.numberedPlaceholders) {
+        out += `${text.slice(copied, i)}$${count}`;
+        copied = i + 1;
+      }
+    }
+    i++;
+  }
+  return { count, sql: dialect.numberedPlaceholders ? out + text.slice(copied) : text };
+}
+
+/** A value bindStatementCold's value() sends as one parameter: no fragment, symbol or list to expand. */
+function isPlainValue(v: unknown): boolean {
+  const type = typeof v;
+  if (type === 'object') return v === null || v instanceof Date;
+  return type !== 'symbol' && type !== 'function';
+}
+
+/**
+ * bindStatement without its per-text template: every placeholder read from the text (tests compare the two).
+ *
+ * size: three closures (values, identifiers, text) that call each other over one output buffer and parameter list;
+ * apart, each would have to carry both on every call of this per-statement loop.
+ */
+export function bindStatementCold(
   platform: Platform,
   sql: string,
   params: readonly unknown[],

@@ -45,6 +45,8 @@ export interface LevelRow {
   readonly links: readonly CursorValue[];
   /** A list's row: its number within its parent's list (the statement's order); 0 for a to-one row. */
   readonly rank: number;
+  /** Where its item is among the level's written items (run.ts writeAndDescend); -1 until written. */
+  slot: number;
 }
 
 /**
@@ -60,7 +62,7 @@ export function levelRow(row: Row, level: PlannedLevel, keep = false): LevelRow 
     delete row[RANK];
     delete row[BACK_RANK];
   }
-  return { row, parent, parentKey: keyIdentity(parent), links, rank };
+  return { row, parent, parentKey: keyIdentity(parent), links, rank, slot: -1 };
 }
 
 /** One parent's page of rows, cut from the rows its statement read, with the page's facts but not yet its items. */

@@ -150,11 +150,11 @@ async function attachObjects(
 ): Promise<void> {
   const chosen = new Map<unknown, LevelRow>();
   for (const [parent, group] of read.groups) chosen.set(parent, group[0]!);
-  const { itemOf, place } = await writeAndDescend(run, level, [...chosen.values()], lanes, read.driver);
+  const take = await writeAndDescend(run, level, [...chosen.values()], lanes, read.driver);
   parents.forEach((p, i) => {
     const identity = read.identities[i];
     const row = identity === undefined ? undefined : chosen.get(identity);
-    p.item[level.selection.key] = row ? place(itemOf(row)) : null;
+    p.item[level.selection.key] = row ? take(row) : null;
   });
 }
 
@@ -170,7 +170,7 @@ async function attachPages(
   const cuts = new Map<unknown, CutPage>();
   for (const [parent, values] of read.wanted)
     cuts.set(parent, cutPage(list, level.keys, values, read.groups.get(parent) ?? [], run.cursors, read.driver));
-  const { itemOf, place } = await writeAndDescend(
+  const take = await writeAndDescend(
     run,
     level,
     [...cuts.values()].flatMap((cut) => cut.rows),
@@ -180,7 +180,7 @@ async function attachPages(
   parents.forEach((p, i) => {
     const parent = read.identities[i];
     const cut = parent === undefined ? undefined : cuts.get(parent);
-    const items = (cut?.rows ?? []).map((row) => place(itemOf(row)));
+    const items = (cut?.rows ?? []).map(take);
     const count = read.counts && (parent === undefined ? 0 : (read.counts.get(parent) ?? 0));
     p.item[level.selection.key] = nestedPage(list, cut, items, count, run.cursors);
   });
@@ -188,8 +188,8 @@ async function attachPages(
 
 /**
  * Write a level's rows as items, each target row once (an m:n target or a shared to-one target appears under several
- * parents), then run the level's children with those items as their parents. `place` hands out the written item the
- * first time and a copy after (copyItem), so no object appears twice in an answer.
+ * parents), then run the level's children with those items as their parents. The function returned hands out a row's
+ * written item the first time and a copy after (copyItem), so no object appears twice in an answer.
  */
 async function writeAndDescend(
   run: TreeRun,
@@ -197,11 +197,10 @@ async function writeAndDescend(
   rows: readonly LevelRow[],
   lanes: Lanes,
   driver: boolean,
-): Promise<{ itemOf: (row: LevelRow) => Item; place: (item: Item) => Item }> {
+): Promise<(row: LevelRow) => Item> {
   const { bound } = level.target;
   const index = new Map<unknown, number>();
   const unique: LevelRow[] = [];
-  const at = new Map<LevelRow, number>();
   for (const row of rows) {
     const identity = identityOf(row.row, bound.meta, driver);
     let i = index.get(identity);
@@ -210,7 +209,7 @@ async function writeAndDescend(
       index.set(identity, i);
       unique.push(row);
     }
-    at.set(row, i);
+    row.slot = i;
   }
   const items = writeRows(
     run.em,
@@ -225,13 +224,11 @@ async function writeAndDescend(
     unique.map((r, i) => ({ item: items[i]!, links: r.links })),
     lanes,
   );
-  const used = new Set<Item>();
-  return {
-    itemOf: (row) => items[at.get(row)!]!,
-    place: (item) => {
-      if (used.has(item)) return copyItem(item, level.children);
-      used.add(item);
-      return item;
-    },
+  const taken = new Uint8Array(items.length);
+  return (row) => {
+    const item = items[row.slot]!;
+    if (taken[row.slot]) return copyItem(item, level.children);
+    taken[row.slot] = 1;
+    return item;
   };
 }
