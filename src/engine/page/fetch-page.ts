@@ -3,6 +3,7 @@ import { readDatesAsUtc } from '../../dialect/mysql/date-bytes.ts';
 import { turnPage } from '../../keyset/backward.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import { type CursorPlan, cursorAfter, cursorBefore } from '../../keyset/cursor-plan.ts';
+import { endCursors } from '../../keyset/end-cursors.ts';
 import { takeKeys } from '../../keyset/key-columns.ts';
 import { useConnection } from '../../orm/connection.ts';
 import { utcDateColumns } from '../../orm/date-text.ts';
@@ -88,7 +89,7 @@ export async function fetchPage<C extends ListContext>(
     options.cursors === true
       ? rowKeys?.map((values) => cursorAfter(plan, values))
       : ends
-        ? endCursors(plan, firstKeys, lastKeys, pageRows.length, nextCursor)
+        ? endCursors(firstKeys, lastKeys, pageRows.length, nextCursor, (keys) => cursorAfter(plan, keys))
         : undefined;
   // Nested selections: each row's link values, taken out before its item is written.
   const links = tree ? pageRows.map((row) => takeTreeLinks(row, tree)) : undefined;
@@ -101,18 +102,4 @@ export async function fetchPage<C extends ListContext>(
   };
   if (links) return { ...data, ...(cursors ? { cursors } : {}), links };
   return cursors ? { ...data, cursors } : data;
-}
-
-/** The cursors after a page's first and last items (one for a page of one item, none for an empty page). */
-function endCursors(
-  plan: CursorPlan,
-  first: readonly CursorValue[] | undefined,
-  last: readonly CursorValue[] | undefined,
-  rows: number,
-  nextCursor: string | undefined,
-): string[] {
-  if (rows === 0 || !first) return [];
-  const head = cursorAfter(plan, first);
-  if (rows === 1 || !last) return [head];
-  return [head, nextCursor ?? cursorAfter(plan, last)];
 }

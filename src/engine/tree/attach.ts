@@ -1,6 +1,7 @@
 import { turnPage } from '../../keyset/backward.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { CursorKey } from '../../keyset/cursor-plan.ts';
+import { endCursors } from '../../keyset/end-cursors.ts';
 import { dropKeys, takeKeys } from '../../keyset/key-columns.ts';
 import { nestedCursorAfter, nestedCursorBefore } from '../../keyset/nested-cursor.ts';
 import type { Item } from '../serialize.ts';
@@ -117,24 +118,13 @@ export function cutPage(
     ...(cursors === true
       ? { cursors: (rowKeys ?? []).map((values) => nestedCursorAfter(list.cursor, parent, values)) }
       : ends
-        ? { cursors: endCursors(list, parent, firstKeys, lastKeys, page.length, nextCursor) }
+        ? {
+            cursors: endCursors(firstKeys, lastKeys, page.length, nextCursor, (keys) =>
+              nestedCursorAfter(list.cursor, parent, keys),
+            ),
+          }
         : {}),
   };
-}
-
-/** The cursors after a nested page's first and last items (one for a page of one item, none for an empty page). */
-function endCursors(
-  list: TreeList,
-  parent: readonly CursorValue[],
-  first: readonly CursorValue[] | undefined,
-  last: readonly CursorValue[] | undefined,
-  rows: number,
-  nextCursor: string | undefined,
-): string[] {
-  if (rows === 0 || !first) return [];
-  const head = nestedCursorAfter(list.cursor, parent, first);
-  if (rows === 1 || !last) return [head];
-  return [head, nextCursor ?? nestedCursorAfter(list.cursor, parent, last)];
 }
 
 /** Assemble one parent's nested page; the per-item cursors go under NESTED_CURSORS, out of JSON's sight. */
