@@ -105,12 +105,16 @@ export function documentCache(options: DocumentCacheOptions = {}): DocumentCache
 
 /**
  * Name rule sets by the identity of their rules, in order: graphql-http passes a fresh array for each request, of
- * the same rule functions each time.
+ * the same rule functions each time. The last array's rules and key are kept: a request with the same rules in the
+ * same order (every request of one server) is named by comparing them, one identity check a rule.
  */
 function ruleSetKeys(): (rules: readonly ValidationRule[]) => string {
   const ids = new WeakMap<ValidationRule, number>();
   let next = 0;
+  let last: readonly ValidationRule[] = [];
+  let lastKey = '';
   return (rules) => {
+    if (rules === last || (rules.length === last.length && rules.every((rule, i) => rule === last[i]))) return lastKey;
     let key = '';
     for (const rule of rules) {
       let id = ids.get(rule);
@@ -120,6 +124,8 @@ function ruleSetKeys(): (rules: readonly ValidationRule[]) => string {
       }
       key += `${id},`;
     }
+    last = [...rules];
+    lastKey = key;
     return key;
   };
 }
