@@ -44,6 +44,7 @@ const BASE: Omit<Dialect, 'name' | 'label'> = {
   offsetRowsPerUnit: 25_000,
   statementShare: undefined,
   inProcess: false,
+  writerDatesGuard: undefined,
   orderTerm: (column, direction, nulls) =>
     nulls === 'any' ? `${column} ${direction}` : `${column} ${direction} nulls ${nulls}`,
 

@@ -1,5 +1,6 @@
 import { defineDialect } from './base.ts';
 import { caselessTest } from './mysql/caseless.ts';
+import { readDatesAsUtc } from './mysql/date-bytes.ts';
 import { executeMysql } from './mysql/execute.ts';
 import { readMysqlPlan } from './mysql/plan-estimate.ts';
 import { escapeLike } from './pattern.ts';
@@ -53,6 +54,12 @@ function mysqlFamily(mariaDb: boolean): Dialect {
     },
 
     emulatesNullsOrder: true,
+    // A guard of its own (its copy of the request's), marked for execute.ts to read those columns from their bytes.
+    writerDatesGuard: (guard, utcColumns) => {
+      const own = { ...guard };
+      readDatesAsUtc(own, utcColumns);
+      return own;
+    },
     collationSortsCaselessly: true,
     // NULLs are the smallest value: `asc` puts them first and `desc` last; the other two lead with an `is null` term,
     // as MikroORM writes them in ORDER BY.

@@ -1,6 +1,6 @@
 import type { Platform } from '@mikro-orm/core';
 import type { QueryResult } from 'kysely';
-import type { StatementRun } from './statement.ts';
+import type { StatementGuard, StatementRun } from './statement.ts';
 
 /** The SQL families listql plans and executes for; MySQL and MariaDB are one family (see index.ts). */
 export type DialectName = 'postgresql' | 'sqlite' | 'mysql';
@@ -136,6 +136,12 @@ export interface Dialect {
    * checks the request's signal before each guarded statement itself.
    */
   readonly inProcess: boolean;
+  /**
+   * The guard to send a statement under whose rows only the row writer reads, given the root's columns it would read
+   * as UTC Dates from text: MySQL and MariaDB prepared statements then build those Dates from the values' bytes
+   * (dialect/mysql/date-bytes.ts). Undefined where the driver's rows are read as they come.
+   */
+  readonly writerDatesGuard: ((guard: StatementGuard, utcColumns: ReadonlySet<string>) => StatementGuard) | undefined;
   /**
    * One ORDER BY term as text, for an order MikroORM does not build (a window's `over (… order by …)`): `column`
    * (already quoted) in `direction`, its NULLs `first` or `last`, or `any` for a column that holds none. The same

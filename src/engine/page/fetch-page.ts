@@ -1,5 +1,4 @@
 import type { StatementGuard } from '../../dialect/index.ts';
-import { readDatesAsUtc } from '../../dialect/mysql/date-bytes.ts';
 import { turnPage } from '../../keyset/backward.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import { type CursorPlan, cursorAfter, cursorBefore } from '../../keyset/cursor-plan.ts';
@@ -67,10 +66,12 @@ export async function fetchPage<C extends ListContext>(
   await checkPlan(scope.settings, qb, guard);
   // Rows straight from the driver where the row writer can write them (row-items.ts).
   const driverRows = readsDriverRows(scope, qb);
-  // Rows only the row writer reads: MySQL/MariaDB may give its UTC date columns as Dates (a guard of their own).
-  const sent = driverRows && !tree ? { ...guard } : guard;
-  if (sent !== guard) readDatesAsUtc(sent, utcDateColumns(scope.em, scope.bound.meta));
-  const inProcess = scope.keys.dialect.inProcess;
+  // Rows only the row writer reads: a dialect may give their UTC date columns as Dates (MySQL/MariaDB, from bytes).
+  const { writerDatesGuard, inProcess } = scope.keys.dialect;
+  const sent =
+    driverRows && !tree && writerDatesGuard
+      ? writerDatesGuard(guard, utcDateColumns(scope.em, scope.bound.meta))
+      : guard;
   const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, sent, !driverRows), inProcess);
 
   const { rows: pageRows, hasPrevious, hasNext, hasMore } = turnPage(rows, paging, after !== undefined, backward);
