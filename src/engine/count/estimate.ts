@@ -37,7 +37,11 @@ export async function estimateRows(
 ): Promise<number> {
   const estimate = checkEstimateAvailable(dialect);
   estimateQuery(qb, bound, filter, options);
-  const rows = await runAbortable(guard.signal, () => executePrefixedOwned(qb, estimate.explainPrefix, guard));
+  const rows = await runAbortable(
+    guard.signal,
+    () => executePrefixedOwned(qb, estimate.explainPrefix, guard),
+    dialect.inProcess,
+  );
   const estimated = estimate.planRows(rows);
   if (estimated === undefined) throw queryFailed(new Error('listql: EXPLAIN returned no row estimate'));
   return estimated;

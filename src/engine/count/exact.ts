@@ -9,7 +9,8 @@ import { executeCountOwned, executeOwned, shapeCount } from '../execute.ts';
 /**
  * Count the rows of the scope (base scope, root filters and search already on `qb`, a private copy the count
  * may change) that match the filter: exact, each root row once even when the base scope joins to-many or selects
- * distinct, with no sort joins and no cursor, limit or offset. Runs one query, with bound parameters.
+ * distinct, with no sort joins and no cursor, limit or offset. Runs one query, with bound parameters; `inProcess`
+ * is the dialect's (an event-loop turn before the statement only where statements hold the loop: runAbortable).
  */
 export async function countRows(
   qb: AnyQueryBuilder,
@@ -17,11 +18,12 @@ export async function countRows(
   filter: ResolvedFilter | undefined,
   options: ApplyOptions,
   guard: StatementGuard,
+  inProcess: boolean,
 ): Promise<number> {
   countQuery(qb, bound, filter, options);
-  if (!isPlainCount(qb)) return runAbortable(guard.signal, () => executeCountOwned(qb, guard));
+  if (!isPlainCount(qb)) return runAbortable(guard.signal, () => executeCountOwned(qb, guard), inProcess);
   // executeCountOwned() would shape it again as `count(distinct …)`: send the plain count as it is.
-  const rows = await runAbortable(guard.signal, () => executeOwned<{ count?: unknown }>(qb, guard, false));
+  const rows = await runAbortable(guard.signal, () => executeOwned<{ count?: unknown }>(qb, guard, false), inProcess);
   // PostgreSQL returns counts as strings (bigint); SQLite and MySQL as numbers.
   return Number(rows[0]?.count ?? 0);
 }

@@ -39,11 +39,12 @@ export async function runFacets<C extends ListContext>(
   const facets = source.resolved.facets ?? [];
   const planned = await planFacets(source);
   const out: Record<string, readonly FacetBucket[]> = {};
+  const inProcess = source.scope.keys.dialect.inProcess;
   for (let i = 0; i < facets.length; i++) {
     const facet = facets[i]!;
     const qb = planned[i]!;
     if (connection) useConnection(qb, connection);
-    const rows = await runAbortable(guard.signal, () => executePrefixedOwned(qb, '', guard));
+    const rows = await runAbortable(guard.signal, () => executePrefixedOwned(qb, '', guard), inProcess);
     out[facet.name] = facetReader(source.scope.bound.platform, facet)(rows);
   }
   return out;

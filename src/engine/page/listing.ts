@@ -183,7 +183,7 @@ export async function openListing<C extends ListContext>(
       if (!counter) throw new Error('listql: count() of a request that did not ask for it');
       if (resolved.count === 'estimated')
         return estimateRows(counter, bound, resolved.filter, options, guard, scope.keys.dialect);
-      return countRows(counter, bound, resolved.filter, options, guard);
+      return countRows(counter, bound, resolved.filter, options, guard, scope.keys.dialect.inProcess);
     },
   };
 }
