@@ -11,7 +11,7 @@ const LAYERS = [
   { name: 'bind', paths: ['^src/bind/'] },
   { name: 'policy', paths: ['^src/policy/'] },
   { name: 'syntax', paths: ['^src/syntax/'] },
-  { name: 'base', paths: ['^src/(errors|limits)[.]ts$', '^src/errors/', '^src/dialect/'] },
+  { name: 'base', paths: ['^src/(errors|limits|bounded-map)[.]ts$', '^src/errors/', '^src/dialect/'] },
 ];
 /** MikroORM internals live behind one door, used by the engine, plan and bind layers only. */
 const ORM = '^src/orm/';

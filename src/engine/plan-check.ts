@@ -1,3 +1,4 @@
+import { getRenewed, setBounded } from '../bounded-map.ts';
 import type { Dialect, PlanEstimate, PlanFigures, StatementGuard } from '../dialect/index.ts';
 import { invalidSchema, limitExceeded } from '../errors.ts';
 import { copyBuilder } from '../orm/query-builder.ts';
@@ -91,15 +92,10 @@ export function checkPlan(settings: object, qb: AnyQueryBuilder, guard: Statemen
   if (!check) return undefined;
   // The text execution compiles anyway (MikroORM keeps it on the builder): no second compilation.
   const shape = qb.getQuery();
-  let verdict = check.verdicts.get(shape);
-  if (verdict) {
-    // Most recently used last: a Map keeps insertion order, so the first key is the least recently used.
-    check.verdicts.delete(shape);
-    check.verdicts.set(shape, verdict);
-  } else {
+  let verdict = getRenewed(check.verdicts, shape);
+  if (!verdict) {
     verdict = explain(check, copyBuilder(qb), guard);
-    check.verdicts.set(shape, verdict);
-    if (check.verdicts.size > check.cacheSize) check.verdicts.delete(check.verdicts.keys().next().value as string);
+    setBounded(check.verdicts, shape, verdict, check.cacheSize);
     verdict.catch(() => {
       if (check.verdicts.get(shape) === verdict) check.verdicts.delete(shape);
     });

@@ -1,4 +1,5 @@
 import type { BoundSchema, ResolvedSortTerm } from '../bind/types.ts';
+import { setBounded } from '../bounded-map.ts';
 import type { Dialect } from '../dialect/index.ts';
 import type { SortKey } from '../plan/order.ts';
 import { type CursorExpectation, type CursorKeySpec, type CursorValue, encodeCursor } from './cursor-codec.ts';
@@ -42,7 +43,10 @@ export interface KeyContext {
   readonly plans: Map<string, CursorPlan>;
 }
 
-/** Plans remembered per engine; a policy allows many sorts, so the memo is bounded. */
+/**
+ * Plans remembered per engine, the oldest forgotten first: a policy allows many sorts, so the memo is bounded; one
+ * plan forgotten at a time (rather than all at the bound) spares the sorts in use a burst of derivations.
+ */
 const MAX_PLANS = 256;
 
 /**
@@ -66,8 +70,7 @@ export function cursorPlanFor(
   const known = ctx.plans.get(key);
   if (known) return known;
   const plan = cursorPlanOf(ctx, derive());
-  if (ctx.plans.size >= MAX_PLANS) ctx.plans.clear();
-  ctx.plans.set(key, plan);
+  setBounded(ctx.plans, key, plan, MAX_PLANS);
   return plan;
 }
 

@@ -1,4 +1,5 @@
 import { isRaw, type Platform, RawQueryFragment, Utils } from '@mikro-orm/core';
+import { mapFor, setBounded } from '../bounded-map.ts';
 import { type Dialect, dialectFor } from '../dialect/index.ts';
 import { deferredAt, MARKER_OPEN } from './deferred-sql.ts';
 
@@ -48,22 +49,21 @@ interface PlainTemplate {
   readonly count: number;
   readonly sql: string;
 }
+/**
+ * Texts read per dialect, the oldest forgotten first: room for every statement text an API's shapes compile to; a
+ * forgotten text is only read again.
+ */
 const TEMPLATES_PER_DIALECT = 1024;
 const templates = new WeakMap<Dialect, Map<string, PlainTemplate | null>>();
 
 function plainTemplate(sql: string, dialect: Dialect): PlainTemplate | null {
-  let known = templates.get(dialect);
-  if (!known) {
-    known = new Map();
-    templates.set(dialect, known);
-  }
+  const known = mapFor(templates, dialect);
   let template = known.get(sql);
   if (template === undefined) {
     // A marker names one statement's fragment: the text is not seen again, so it is not kept.
     if (sql.includes(MARKER_OPEN)) return null;
     template = readTemplate(sql, dialect);
-    if (known.size >= TEMPLATES_PER_DIALECT) known.delete(known.keys().next().value as string);
-    known.set(sql, template);
+    setBounded(known, sql, template, TEMPLATES_PER_DIALECT);
   }
   return template;
 }

@@ -1,3 +1,4 @@
+import { setBounded } from '../bounded-map.ts';
 import type { SqlText } from '../dialect/types.ts';
 
 /**
@@ -20,11 +21,7 @@ export const MARKER_OPEN = '/*listql:';
 /** Keep a fragment and return the marker that stands for it in SQL text. */
 export function deferSql(fragment: SqlText): string {
   next = next >= Number.MAX_SAFE_INTEGER ? 1 : next + 1;
-  fragments.set(next, fragment);
-  if (fragments.size > MAX_FRAGMENTS) {
-    const oldest = fragments.keys().next().value;
-    if (oldest !== undefined) fragments.delete(oldest);
-  }
+  setBounded(fragments, next, fragment, MAX_FRAGMENTS);
   return `${MARKER_OPEN}${next}*/`;
 }
 

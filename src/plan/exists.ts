@@ -1,6 +1,7 @@
 import type { EntityProperty, FilterQuery } from '@mikro-orm/core';
 import { raw } from '@mikro-orm/sql';
 import type { BoundRelation } from '../bind/types.ts';
+import { mapFor, setBounded } from '../bounded-map.ts';
 import { plainKey } from '../orm/plain-key.ts';
 import { subQueryBuilder } from '../orm/query-builder.ts';
 import type { Span } from '../syntax/ast.ts';
@@ -105,16 +106,11 @@ function frameKey(ctx: SubQueryContext, link: Link, cond: unknown, parts: readon
 
 /** The frame under `key`, rendered on first use; null when its text is not one whose body can be put in place. */
 function frameOf(prop: EntityProperty, key: string, render: () => SqlFragment): Frame | null {
-  let cache = frames.get(prop);
-  if (!cache) {
-    cache = new Map();
-    frames.set(prop, cache);
-  }
+  const cache = mapFor(frames, prop);
   let frame = cache.get(key);
   if (frame === undefined) {
     frame = splitFrame(render());
-    if (cache.size >= MAX_FRAMES) cache.delete(cache.keys().next().value as string);
-    cache.set(key, frame);
+    setBounded(cache, key, frame, MAX_FRAMES);
   }
   return frame;
 }

@@ -1,5 +1,6 @@
 import type { EntityProperty } from '@mikro-orm/core';
 import type { BoundSchema, FieldRef, ResolvedFilter } from '../bind/types.ts';
+import { mapFor, setBounded, setNewest } from '../bounded-map.ts';
 import type { SqlFragment } from './fragment.ts';
 import { compileFilter, type PredicateContext } from './predicate.ts';
 import { fillSlots, markerOf, type Slot, slotsOf, withValues } from './value-slots.ts';
@@ -46,23 +47,17 @@ export function compileFilterCached(
   const shape = shapeOf(filter, values);
   if (shape === undefined) return compileFilter(filter, ctx);
   const key = `${ctx.dialect.name}|${ctx.alias}|${scope}|${shape}`;
-  let cache = caches.get(bound);
-  if (!cache) {
-    cache = new Map();
-    caches.set(bound, cache);
-  }
+  const cache = mapFor(caches, bound);
   const hit = cache.get(key);
   if (hit && conditionsHold(hit, ctx)) {
-    // Most recently used last: a Map keeps insertion order, so the first key is the least recently used.
-    cache.delete(key);
-    cache.set(key, hit);
+    setNewest(cache, key, hit, MAX_ENTRIES);
     for (let i = 0; i < hit.aliases; i++) ctx.relations?.nextAlias();
     return { sql: hit.sql, params: fillSlots(hit.slots, values, ctx.dialect) };
   }
   const entry = compileShape(filter, values.length, ctx);
   if (!entry) return compileFilter(filter, ctx);
-  cache.set(key, entry);
-  if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
+  // An entry whose conditions no longer hold is replaced in its place.
+  setBounded(cache, key, entry, MAX_ENTRIES);
   return { sql: entry.sql, params: fillSlots(entry.slots, values, ctx.dialect) };
 }
 

@@ -1,4 +1,5 @@
 import type { QueryOrder } from '@mikro-orm/sql';
+import { mapFor, setNewest } from '../bounded-map.ts';
 import { builderOf, type StateSnapshot, snapshotOf } from '../orm/qb-snapshot.ts';
 import type { AnyQueryBuilder } from '../orm/query-builder.ts';
 import type { SqlFragment } from './fragment.ts';
@@ -35,17 +36,11 @@ export function shapedBuilder<Q extends AnyQueryBuilder>(
   plan: (qb: Q) => void,
 ): Q {
   const meta = base.mainAlias.meta;
-  let cache = caches.get(meta);
-  if (!cache) {
-    cache = new Map();
-    caches.set(meta, cache);
-  }
+  const cache = mapFor(caches, meta);
   const key = `${baseKey}\u0000${JSON.stringify([where?.sql ?? null, terms])}`;
   const hit = cache.get(key);
   if (hit !== undefined && hit !== null && hit !== ONCE) {
-    // Most recently used last: a Map keeps insertion order, so the first key is the least recently used.
-    cache.delete(key);
-    cache.set(key, hit);
+    setNewest(cache, key, hit, MAX_ENTRIES);
     hits++;
     return builderOf(base, hit, where?.params ?? []);
   }
@@ -54,9 +49,7 @@ export function shapedBuilder<Q extends AnyQueryBuilder>(
   if (hit === null) return qb;
   // Kept from a shape's second plan on: a shape planned once only (most are, under a stream of new shapes) costs
   // no copy. A state that cannot be copied safely is remembered as such (null): its shape is planned afresh.
-  cache.delete(key);
-  cache.set(key, hit === ONCE ? (snapshotOf(qb, where?.sql, where?.params ?? []) ?? null) : ONCE);
-  if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
+  setNewest(cache, key, hit === ONCE ? (snapshotOf(qb, where?.sql, where?.params ?? []) ?? null) : ONCE, MAX_ENTRIES);
   return qb;
 }
 

@@ -1,37 +1,28 @@
+import { getRenewed, setNewest } from '../bounded-map.ts';
 import type { Limits } from '../limits.ts';
+import type { FilterNode } from './ast.ts';
 
 /**
- * A small least-recently-used map. Parsed filters are immutable data, so one AST can serve every request that
- * sends the same filter text under the same limits; the bound keeps memory flat whatever clients send.
+ * Accepted filters by limits and exact text, least recently used forgotten first. Parsed filters are immutable data,
+ * so one AST can serve every request that sends the same filter text under the same limits; the bound keeps memory
+ * flat whatever clients send.
  */
-export class LruCache<V> {
-  readonly #max: number;
-  readonly #entries = new Map<string, V>();
+const MAX_PARSED = 512;
+const parsed = new Map<string, FilterNode>();
 
-  constructor(max: number) {
-    this.#max = max;
-  }
+/** The key of a filter text under these limits. */
+export function filterKey(text: string, limits: Limits): string {
+  return `${limitsKey(limits)}\u0000${text}`;
+}
 
-  /** Return the cached value and mark it most recently used. */
-  get(key: string): V | undefined {
-    const value = this.#entries.get(key);
-    if (value !== undefined) {
-      this.#entries.delete(key);
-      this.#entries.set(key, value);
-    }
-    return value;
-  }
+/** The AST remembered under a filterKey(), if any; it becomes the most recently used. */
+export function cachedFilter(key: string): FilterNode | undefined {
+  return getRenewed(parsed, key);
+}
 
-  /** Store a value, evicting the least recently used entry past the bound. */
-  set(key: string, value: V): void {
-    this.#entries.delete(key);
-    this.#entries.set(key, value);
-    if (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value as string);
-  }
-
-  get size(): number {
-    return this.#entries.size;
-  }
+/** Remember an accepted filter's AST under its filterKey(). */
+export function cacheFilter(key: string, node: FilterNode): void {
+  setNewest(parsed, key, node, MAX_PARSED);
 }
 
 const fingerprints = new WeakMap<Limits, string>();

@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import type { FilterNode } from './ast.ts';
 import { buildFilter } from './build.ts';
 import { overflowAt } from './bytes.ts';
-import { LruCache, limitsKey } from './cache.ts';
+import { cachedFilter, cacheFilter, filterKey } from './cache.ts';
 import { fastParseFilter } from './fast-parser.ts';
 import { FILTER_RULE, filterGrammar } from './grammar.ts';
 import { lowerCaseKeyword, withHint, wordHint } from './habits.ts';
@@ -25,16 +25,14 @@ export function parseFilter(text: string, limits: Limits = DEFAULT_LIMITS): Filt
     const message = `filter is longer than ${limits.maxFilterBytes} bytes`;
     throw errorAtPosition('limit_exceeded', message, 'filter', over.position);
   }
-  const key = `${limitsKey(limits)}\u0000${text}`;
-  const cached = parsed.get(key);
+  const key = filterKey(text, limits);
+  const cached = cachedFilter(key);
   if (cached !== undefined) return cached;
+  // A repeated filter skips parsing; only successes are kept (a failure throws before this).
   const node = parseUncached(text, limits);
-  parsed.set(key, node);
+  cacheFilter(key, node);
   return node;
 }
-
-/** Accepted filters by limits and exact text, so a repeated filter skips parsing; only successes are kept. */
-const parsed = new LruCache<FilterNode>(512);
 
 function parseUncached(text: string, limits: Limits): FilterNode {
   return fastParseFilter(text, limits) ?? parseWithOhm(text, limits);

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ListError } from '../../src/errors.ts';
 import { DEFAULT_LIMITS } from '../../src/limits.ts';
-import { LruCache } from '../../src/syntax/cache.ts';
+import { cachedFilter, cacheFilter, filterKey } from '../../src/syntax/cache.ts';
 import { parseFilter } from '../../src/syntax/index.ts';
 
 test('the same filter under the same limits is parsed once and shared', () => {
@@ -33,16 +33,16 @@ test('rejected filters are not cached: each call reports its own error', () => {
   }
 });
 
-test('the cache evicts the least recently used entry past its bound', () => {
-  const cache = new LruCache<number>(2);
-  cache.set('a', 1);
-  cache.set('b', 2);
-  assert.is(cache.get('a'), 1); // a is now the most recent
-  cache.set('c', 3);
-  assert.is(cache.get('b'), undefined);
-  assert.is(cache.get('a'), 1);
-  assert.is(cache.get('c'), 3);
-  assert.is(cache.size, 2);
+test('the parse cache is bounded and forgets the least recently used filter first', () => {
+  const kept = filterKey("name eq 'kept'", DEFAULT_LIMITS);
+  const node = parseFilter("name eq 'kept'");
+  const first = filterKey('stock gt 0', DEFAULT_LIMITS);
+  cacheFilter(first, node);
+  for (let i = 1; i <= 1000; i++) {
+    cacheFilter(filterKey(`stock gt ${i}`, DEFAULT_LIMITS), node);
+    assert.is(cachedFilter(kept), node, 'a filter in use stays');
+  }
+  assert.is(cachedFilter(first), undefined, 'a filter not used since is forgotten');
 });
 
 test.run();

@@ -19,6 +19,7 @@ import {
   fillPage,
   filterMarkers,
   keyMarkers,
+  positionKey,
   rememberPage,
   statementKey,
 } from './compiled-page.ts';
@@ -135,7 +136,7 @@ function memoKey(
   backward: boolean,
 ): string {
   if (!keyMemo) return statementKey(shape, filter, at, backward);
-  const position = `${at === undefined ? '-' : at.map((v) => (v === null ? 'n' : 'v')).join('')}${backward}`;
+  const position = positionKey(at, backward);
   let key = keyMemo.get(position);
   if (key === undefined) {
     key = statementKey(shape, filter, at, backward);

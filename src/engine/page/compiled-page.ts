@@ -1,5 +1,6 @@
 import type { FilterOptions } from '@mikro-orm/core';
 import type { BoundSchema, ResolvedQuery } from '../../bind/types.ts';
+import { getRenewed, mapFor, setBounded } from '../../bounded-map.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { CursorKey, CursorPlan } from '../../keyset/cursor-plan.ts';
 import { isPlainValue, plainKey } from '../../orm/plain-key.ts';
@@ -152,37 +153,33 @@ async function rootConditionKey(
   return plainKey(found);
 }
 
-/** The key of one statement of a shape: its filter's SQL, and which cursor values are NULL, in which direction. */
+/**
+ * What a statement of a shape depends on in its cursor position: which cursor values are NULL (none is `-`), and
+ * the direction. Part of the keys of statements, of templates, and of a request memo's statement keys.
+ */
+export function positionKey(at: readonly CursorValue[] | undefined, backward: boolean): string {
+  return `${at === undefined ? '-' : at.map((v) => (v === null ? 'n' : 'v')).join('')}\u0001${backward}`;
+}
+
+/** The key of one statement of a shape: its filter's SQL, and its position (positionKey). */
 export function statementKey(
   shape: string,
   filter: SqlFragment | undefined,
   at: readonly CursorValue[] | undefined,
   backward: boolean,
 ): string {
-  const position = at === undefined ? '-' : at.map((v) => (v === null ? 'n' : 'v')).join('');
-  return `${shape}\u0001${filter?.sql ?? ''}\u0001${filter?.params.length ?? 0}\u0001${position}\u0001${backward}`;
+  return `${shape}\u0001${filter?.sql ?? ''}\u0001${filter?.params.length ?? 0}\u0001${positionKey(at, backward)}`;
 }
 
 /** The compiled statement of a key (most recently used last); undefined: not compiled yet; null: not compilable. */
 export function compiledPage(bound: BoundSchema, key: string): CompiledPage | null | undefined {
   const cache = caches.get(bound);
-  const hit = cache?.get(key);
-  if (cache && hit !== undefined) {
-    cache.delete(key);
-    cache.set(key, hit);
-  }
-  return hit;
+  return cache === undefined ? undefined : getRenewed(cache, key);
 }
 
 /** Remember a key's compiled statement, or that it cannot be compiled (null). */
 export function rememberPage(bound: BoundSchema, key: string, page: CompiledPage | null): void {
-  let cache = caches.get(bound);
-  if (!cache) {
-    cache = new Map();
-    caches.set(bound, cache);
-  }
-  cache.set(key, page);
-  if (cache.size > MAX_SHAPES) cache.delete(cache.keys().next().value as string);
+  setBounded(mapFor(caches, bound), key, page, MAX_SHAPES);
 }
 
 /** How many statements a bound schema's cache holds (tests check its bound). */

@@ -17,6 +17,7 @@
 import type { EntityProperty } from '@mikro-orm/core';
 import { withLiterals } from '../../bind/literal-slots.ts';
 import type { BoundSchema, ResolvedFilter, ResolvedQuery } from '../../bind/types.ts';
+import { setNewest } from '../../bounded-map.ts';
 import { invalidCursor, WALK_BACKWARD } from '../../errors.ts';
 import { decodePosition } from '../../keyset/cursor-codec.ts';
 import { type CursorPlan, expectationOf, sealedPlan } from '../../keyset/cursor-plan.ts';
@@ -220,8 +221,7 @@ export async function rememberedShape<C extends ListContext>(
   try {
     const fresh = known.relations.length ? await relatedConditions(scope, known.relations) : undefined;
     if ((await conditionsKey(scope, fresh)) !== known.conditions) return undefined;
-    memo.shapes.delete(key);
-    memo.shapes.set(key, known);
+    setNewest(memo.shapes, key, known, MAX_SCOPES);
     if (fresh) options.filterConditions = fresh;
     return known;
   } catch {
@@ -243,8 +243,6 @@ export function rememberShape<C extends ListContext>(
   if (key === undefined) return undefined;
   const relations = [...(filterConditions?.byRelation.keys() ?? [])];
   const remembered: ShapeMemo = { conditions, relations, shape, filter, keys: new Map() };
-  memo.shapes.delete(key);
-  memo.shapes.set(key, remembered);
-  if (memo.shapes.size > MAX_SCOPES) memo.shapes.delete(memo.shapes.keys().next().value as string);
+  setNewest(memo.shapes, key, remembered, MAX_SCOPES);
   return remembered;
 }

@@ -1,8 +1,9 @@
 import type { BoundSchema } from '../../bind/types.ts';
+import { getRenewed, mapFor, setBounded } from '../../bounded-map.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { CursorKey } from '../../keyset/cursor-plan.ts';
 import type { SqlFragment } from '../../plan/fragment.ts';
-import { type CompiledPage, compilePage } from './compiled-page.ts';
+import { type CompiledPage, compilePage, positionKey } from './compiled-page.ts';
 
 /**
  * Page templates: the data statement of a listing shape with a hole where the filter goes. Two requests of one
@@ -38,8 +39,7 @@ const templates = new WeakMap<BoundSchema, Map<string, PageTemplate | null>>();
 
 /** The key of a listing shape's template at one cursor position (which values are NULL) and direction. */
 export function templateKey(shape: string, at: readonly CursorValue[] | undefined, backward: boolean): string {
-  const position = at === undefined ? '-' : at.map((v) => (v === null ? 'n' : 'v')).join('');
-  return `${shape}\u0001${position}\u0001${backward}`;
+  return `${shape}\u0001${positionKey(at, backward)}`;
 }
 
 let templatesOn = true;
@@ -58,23 +58,12 @@ export function useTemplates(on: boolean): boolean {
 export function pageTemplate(bound: BoundSchema, key: string): PageTemplate | null | undefined {
   if (!templatesOn) return null;
   const cache = templates.get(bound);
-  const hit = cache?.get(key);
-  if (cache && hit !== undefined) {
-    cache.delete(key);
-    cache.set(key, hit);
-  }
-  return hit;
+  return cache === undefined ? undefined : getRenewed(cache, key);
 }
 
 /** Remember a template, or that a listing shape has none (null). */
 export function rememberTemplate(bound: BoundSchema, key: string, template: PageTemplate | null): void {
-  let cache = templates.get(bound);
-  if (!cache) {
-    cache = new Map();
-    templates.set(bound, cache);
-  }
-  cache.set(key, template);
-  if (cache.size > MAX_TEMPLATES) cache.delete(cache.keys().next().value as string);
+  setBounded(mapFor(templates, bound), key, template, MAX_TEMPLATES);
 }
 
 /** How many templates a bound schema's cache holds, null entries included (for tests). */
