@@ -1,4 +1,5 @@
 import { CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+import { mapFor, setNewest } from '../../bounded-map.ts';
 import {
   answerAtAbort,
   type StatementGuard,
@@ -236,15 +237,6 @@ function control(pool: MysqlPool, target: MysqlConnection, sql: string, running:
 
 /** Keep the connection's prepared statements bounded: close the least recently used one past the bound. */
 function remember(connection: MysqlConnection, sql: string): void {
-  let statements = prepared.get(connection);
-  if (!statements) {
-    statements = new Map();
-    prepared.set(connection, statements);
-  }
-  statements.delete(sql);
-  statements.set(sql, true);
-  if (statements.size <= PREPARED_PER_CONNECTION) return;
-  const oldest = statements.keys().next().value as string;
-  statements.delete(oldest);
-  connection.unprepare(oldest);
+  const oldest = setNewest(mapFor(prepared, connection), sql, true, PREPARED_PER_CONNECTION);
+  if (oldest !== undefined) connection.unprepare(oldest);
 }

@@ -1,8 +1,10 @@
+import { executionFailed } from '../../errors.ts';
 import { turnPage } from '../../keyset/backward.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { CursorKey } from '../../keyset/cursor-plan.ts';
 import { endCursors } from '../../keyset/end-cursors.ts';
 import { dropKeys, takeKeys } from '../../keyset/key-columns.ts';
+import { readKeyValue } from '../../keyset/key-values.ts';
 import { nestedCursorAfter, nestedCursorBefore } from '../../keyset/nested-cursor.ts';
 import type { Item } from '../serialize.ts';
 import type { TreeList } from './check.ts';
@@ -40,8 +42,7 @@ export interface NestedPage {
 /** A level's row with listql's columns taken out: whose it is, and the link values its own children need. */
 export interface LevelRow {
   readonly row: Row;
-  /** The parent's key values, and their identity to group by (keyIdentity). */
-  readonly parent: readonly CursorValue[];
+  /** The identity of the parent's key values, to group by (keyIdentity). */
   readonly parentKey: unknown;
   readonly links: readonly CursorValue[];
   /** A list's row: its number within its parent's list (the statement's order); 0 for a to-one row. */
@@ -50,20 +51,32 @@ export interface LevelRow {
   slot: number;
 }
 
+/** The link values of a row whose level has no children: one shared empty list, not one per row. */
+const NO_LINKS: readonly CursorValue[] = Object.freeze([]);
+
 /**
  * Take a row's parent key, link values and row numbers out of it; its sort keys stay until its page is cut. `keep`:
  * read them and leave the row as it is (a driver row, which the row writer reads by its entity's columns only).
+ * A one-column parent key is read as its identity directly (keyIdentity of one value), without a list per row.
  */
 export function levelRow(row: Row, level: PlannedLevel, keep = false): LevelRow {
-  const parent = takeKeyColumns(row, level.link.inner, parentAlias, keep);
-  const links = takeKeyColumns(row, level.links, linkAlias, keep);
+  const inner = level.link.inner;
+  let parentKey: unknown;
+  if (inner.length === 1) {
+    const name = parentAlias(0);
+    const value = readKeyValue(row[name], inner[0]!.spec.type);
+    if (value === undefined) throw executionFailed('a key column holds a value listql cannot read exactly');
+    if (!keep) delete row[name];
+    parentKey = typeof value === 'number' || typeof value === 'string' ? value : keyIdentity([value]);
+  } else parentKey = keyIdentity(takeKeyColumns(row, inner, parentAlias, keep));
+  const links = level.links.length === 0 ? NO_LINKS : takeKeyColumns(row, level.links, linkAlias, keep);
   // PostgreSQL answers row numbers as strings (bigint).
   const rank = level.list ? Number(row[RANK]) : 0;
   if (!keep) {
     delete row[RANK];
     delete row[BACK_RANK];
   }
-  return { row, parent, parentKey: keyIdentity(parent), links, rank, slot: -1 };
+  return { row, parentKey, links, rank, slot: -1 };
 }
 
 /** One parent's page of rows, cut from the rows its statement read, with the page's facts but not yet its items. */
@@ -100,7 +113,10 @@ export function cutPage(
   const { rows: page, hasPrevious, hasNext, hasMore } = turnPage(read, list.paging, continued, backward);
   const take = (row: Row) => takeKeys(row, keys, keep);
   const ends = cursors === 'ends';
-  const rowKeys = cursors === true || page.length === 1 ? page.map((r) => take(r.row)) : undefined;
+  // Read once where one row would be read twice (taking its keys out of a mapped row): a page of one row that
+  // needs it as both its first and its last.
+  const once = page.length === 1 && (ends || (hasPrevious && hasNext));
+  const rowKeys = cursors === true || once ? page.map((r) => take(r.row)) : undefined;
   const first = page[0];
   const last = page.at(-1);
   const firstKeys = first && (hasPrevious || ends) ? (rowKeys?.[0] ?? take(first.row)) : undefined;
@@ -110,21 +126,16 @@ export function cutPage(
   const nextCursor = nextKeys && nestedCursorAfter(list.cursor, parent, nextKeys);
   // A driver row keeps its key columns: the row writer reads its entity's columns only.
   if (!keep) for (const r of read) dropKeys(r.row, keys);
-  return {
-    rows: page,
-    hasMore,
-    ...(nextCursor === undefined ? {} : { nextCursor }),
-    ...(prevKeys === undefined ? {} : { prevCursor: nestedCursorBefore(list.cursor, parent, prevKeys) }),
-    ...(cursors === true
-      ? { cursors: (rowKeys ?? []).map((values) => nestedCursorAfter(list.cursor, parent, values)) }
-      : ends
-        ? {
-            cursors: endCursors(firstKeys, lastKeys, page.length, nextCursor, (keys) =>
-              nestedCursorAfter(list.cursor, parent, keys),
-            ),
-          }
-        : {}),
-  };
+  // Built member by member (in this order), without a spread of a throw-away object per optional member.
+  const cut: { -readonly [K in keyof CutPage]: CutPage[K] } = { rows: page, hasMore };
+  if (nextCursor !== undefined) cut.nextCursor = nextCursor;
+  if (prevKeys !== undefined) cut.prevCursor = nestedCursorBefore(list.cursor, parent, prevKeys);
+  if (cursors === true) cut.cursors = (rowKeys ?? []).map((values) => nestedCursorAfter(list.cursor, parent, values));
+  else if (ends)
+    cut.cursors = endCursors(firstKeys, lastKeys, page.length, nextCursor, (keys) =>
+      nestedCursorAfter(list.cursor, parent, keys),
+    );
+  return cut;
 }
 
 /** Assemble one parent's nested page; the per-item cursors go under NESTED_CURSORS, out of JSON's sight. */
@@ -135,17 +146,16 @@ export function nestedPage(
   count: number | undefined,
   cursors: boolean | 'ends',
 ): NestedPage {
-  const page: NestedPage = {
-    items,
-    page: {
-      limit: list.paging.limit,
-      offset: list.paging.offset,
-      hasMore: cut?.hasMore ?? false,
-      ...(cut?.nextCursor === undefined ? {} : { nextCursor: cut.nextCursor }),
-      ...(cut?.prevCursor === undefined ? {} : { prevCursor: cut.prevCursor }),
-      ...(count === undefined ? {} : { count }),
-    },
+  // Members in this order (JSON keeps it), each optional one set only when present, as cutPage builds its own.
+  const info: { -readonly [K in keyof NestedPageInfo]: NestedPageInfo[K] } = {
+    limit: list.paging.limit,
+    offset: list.paging.offset,
+    hasMore: cut?.hasMore ?? false,
   };
+  if (cut?.nextCursor !== undefined) info.nextCursor = cut.nextCursor;
+  if (cut?.prevCursor !== undefined) info.prevCursor = cut.prevCursor;
+  if (count !== undefined) info.count = count;
+  const page: NestedPage = { items, page: info };
   if (cursors) Object.defineProperty(page, NESTED_CURSORS, { value: cut?.cursors ?? [], enumerable: false });
   return page;
 }

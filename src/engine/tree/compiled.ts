@@ -1,5 +1,6 @@
 import type { EntityManager, FilterOptions } from '@mikro-orm/core';
 import type { BoundSchema } from '../../bind/types.ts';
+import { getRenewed, mapFor, setBounded } from '../../bounded-map.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { CursorKey } from '../../keyset/cursor-plan.ts';
 import { executeSendsToQuery } from '../../orm/compat.ts';
@@ -59,19 +60,27 @@ export async function levelShape(
   if (cond !== undefined && splitCondition(meta, cond as never).reaching !== undefined) return undefined;
   const condition = plainKey(cond);
   if (condition === undefined) return undefined;
-  let fixed = fixedParts.get(level.link);
-  if (fixed === undefined) {
-    fixed = fixedPart(level);
-    fixedParts.set(level.link, fixed);
+  let part = fixedParts.get(level.link);
+  if (part === undefined) {
+    part = { fixed: fixedPart(level), shapes: new Map() };
+    fixedParts.set(level.link, part);
   }
-  return `${fixed}\u0001${condition}`;
+  let shape = part.shapes.get(condition);
+  if (shape === undefined) {
+    shape = `${part.fixed}\u0001${condition}`;
+    if (part.shapes.size >= MAX_SHAPES) part.shapes.clear();
+    part.shapes.set(condition, shape);
+  }
+  return shape;
 }
 
 /**
  * A level's shape apart from its filter condition, by the level's link: one check of a request makes one link per
  * level, shared by the levels the tree memo (memo.ts) hands out again from that check, whose shapes are the same.
+ * With it, the shape keys already made from it, by condition: a request whose shape was seen looks its entry up by
+ * the same string, whose hash is kept, not by a new one of a few hundred characters hashed afresh.
  */
-const fixedParts = new WeakMap<object, string>();
+const fixedParts = new WeakMap<object, { readonly fixed: string; readonly shapes: Map<string, string> }>();
 
 function fixedPart(level: TreeLevel): string {
   const list = level.list;
@@ -102,24 +111,13 @@ function fixedPart(level: TreeLevel): string {
 /** The cached entry of a shape (most recently used last), or undefined. */
 export function shapeEntry(target: BoundSchema, shape: string): ShapeEntry | undefined {
   const cache = caches.get(target);
-  const hit = cache?.get(shape);
-  if (cache && hit) {
-    cache.delete(shape);
-    cache.set(shape, hit);
-  }
-  return hit;
+  return cache === undefined ? undefined : getRenewed(cache, shape);
 }
 
 /** Remember a shape's planned sort keys; its statements are compiled as parent counts come. */
 export function rememberShape(target: BoundSchema, shape: string, keys: readonly CursorKey[]): ShapeEntry {
-  let cache = caches.get(target);
-  if (!cache) {
-    cache = new Map();
-    caches.set(target, cache);
-  }
   const entry: ShapeEntry = { keys, statements: new Map() };
-  cache.set(shape, entry);
-  if (cache.size > MAX_SHAPES) cache.delete(cache.keys().next().value as string);
+  setBounded(mapFor(caches, target), shape, entry, MAX_SHAPES);
   return entry;
 }
 

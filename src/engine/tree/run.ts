@@ -6,7 +6,7 @@ import type { TreeList } from './check.ts';
 import { keyAt, keyIdentity } from './link.ts';
 import type { PlannedLevel } from './plan.ts';
 import { fetchLevelCounts, fetchLevelRows, type StatementSite } from './statement.ts';
-import { identityOf, writeRows } from './writers.ts';
+import { identityReader, writeRows } from './writers.ts';
 
 /** One fetch's run of the nested levels: where statements run, how items are written, whether items get cursors. */
 export interface TreeRun extends StatementSite {
@@ -83,9 +83,8 @@ export async function runLevels(
   for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
 }
 
-/** A level's parents' keys (null: no related row to look for), the distinct ones, and the rows read for them. */
+/** A level's parents' distinct keys, each parent's key identity, and the rows read for them. */
 interface LevelRead {
-  readonly keys: readonly (readonly CursorValue[] | null)[];
   /** The distinct keys by their identity (keyIdentity), and each parent's identity (undefined: no key). */
   readonly wanted: ReadonlyMap<unknown, readonly CursorValue[]>;
   readonly identities: readonly unknown[];
@@ -102,31 +101,33 @@ async function runLevel(
   parents: readonly TreeParent[],
   lanes: Lanes,
 ): Promise<void> {
-  const keys = parents.map((p) => keyAt(p.links, level.from));
   const wanted = new Map<unknown, readonly CursorValue[]>();
-  const identities = keys.map((key) => {
-    if (!key) return undefined;
-    const identity = keyIdentity(key);
-    wanted.set(identity, key);
-    return identity;
-  });
+  const identities: unknown[] = [];
+  for (const parent of parents) {
+    const key = keyAt(parent.links, level.from);
+    const identity = key ? keyIdentity(key) : undefined;
+    if (key) wanted.set(identity, key);
+    identities.push(identity);
+  }
   const parentKeys = [...wanted.values()];
-  const { found, counted } = await lanes.hold(async () => ({
+  const fetch = async () => ({
     found: await fetchLevelRows(run, level, parentKeys),
     counted: level.list?.list.count ? await fetchLevelCounts(run, level, parentKeys) : undefined,
-  }));
+  });
+  // One lane: the levels run one after another anyway, so none waits for it.
+  const { found, counted } = await (lanes.parallel ? lanes.hold(fetch) : fetch());
   const { driver } = found;
-  const rows = found.rows.map((row) => levelRow(row, level, driver));
   const counts = counted && countsOf(counted, level);
   const groups = new Map<unknown, LevelRow[]>();
-  for (const row of rows) {
+  for (const statementRow of found.rows) {
+    const row = levelRow(statementRow, level, driver);
     const group = groups.get(row.parentKey);
     if (group) group.push(row);
     else groups.set(row.parentKey, [row]);
   }
   // A list's statement leaves its rows unordered: each parent's rows in their row numbers' order.
   if (level.list) for (const group of groups.values()) inOrder(group);
-  const read: LevelRead = { keys, wanted, identities, groups, counts, driver };
+  const read: LevelRead = { wanted, identities, groups, counts, driver };
   if (level.list) await attachPages(run, level, level.list, parents, read, lanes);
   else await attachObjects(run, level, parents, read, lanes);
 }
@@ -151,11 +152,12 @@ async function attachObjects(
   const chosen = new Map<unknown, LevelRow>();
   for (const [parent, group] of read.groups) chosen.set(parent, group[0]!);
   const take = await writeAndDescend(run, level, [...chosen.values()], lanes, read.driver);
-  parents.forEach((p, i) => {
+  const { key } = level.selection;
+  for (let i = 0; i < parents.length; i++) {
     const identity = read.identities[i];
     const row = identity === undefined ? undefined : chosen.get(identity);
-    p.item[level.selection.key] = row ? take(row) : null;
-  });
+    parents[i]!.item[key] = row ? take(row) : null;
+  }
 }
 
 /** To-many: each parent's page, cut from its rows, with its count when asked. */
@@ -168,23 +170,25 @@ async function attachPages(
   lanes: Lanes,
 ): Promise<void> {
   const cuts = new Map<unknown, CutPage>();
-  for (const [parent, values] of read.wanted)
-    cuts.set(parent, cutPage(list, level.keys, values, read.groups.get(parent) ?? [], run.cursors, read.driver));
-  const take = await writeAndDescend(
-    run,
-    level,
-    [...cuts.values()].flatMap((cut) => cut.rows),
-    lanes,
-    read.driver,
-  );
-  parents.forEach((p, i) => {
+  const rows: LevelRow[] = [];
+  for (const [parent, values] of read.wanted) {
+    const cut = cutPage(list, level.keys, values, read.groups.get(parent) ?? NO_ROWS, run.cursors, read.driver);
+    cuts.set(parent, cut);
+    for (const row of cut.rows) rows.push(row);
+  }
+  const take = await writeAndDescend(run, level, rows, lanes, read.driver);
+  const { key } = level.selection;
+  for (let i = 0; i < parents.length; i++) {
     const parent = read.identities[i];
     const cut = parent === undefined ? undefined : cuts.get(parent);
-    const items = (cut?.rows ?? []).map(take);
+    const items = cut ? cut.rows.map(take) : [];
     const count = read.counts && (parent === undefined ? 0 : (read.counts.get(parent) ?? 0));
-    p.item[level.selection.key] = nestedPage(list, cut, items, count, run.cursors);
-  });
+    parents[i]!.item[key] = nestedPage(list, cut, items, count, run.cursors);
+  }
 }
+
+/** A parent without rows: one shared empty list, which cutPage only reads. */
+const NO_ROWS: LevelRow[] = [];
 
 /**
  * Write a level's rows as items, each target row once (an m:n target or a shared to-one target appears under several
@@ -199,10 +203,11 @@ async function writeAndDescend(
   driver: boolean,
 ): Promise<(row: LevelRow) => Item> {
   const { bound } = level.target;
+  const identityOf = identityReader(bound.meta, driver);
   const index = new Map<unknown, number>();
   const unique: LevelRow[] = [];
   for (const row of rows) {
-    const identity = identityOf(row.row, bound.meta, driver);
+    const identity = identityOf(row.row);
     let i = index.get(identity);
     if (i === undefined) {
       i = unique.length;
@@ -218,12 +223,13 @@ async function writeAndDescend(
     unique.map((r) => r.row),
     driver,
   );
-  await runLevels(
-    run,
-    level.children,
-    unique.map((r, i) => ({ item: items[i]!, links: r.links })),
-    lanes,
-  );
+  if (level.children.length > 0)
+    await runLevels(
+      run,
+      level.children,
+      unique.map((r, i) => ({ item: items[i]!, links: r.links })),
+      lanes,
+    );
   const taken = new Uint8Array(items.length);
   return (row) => {
     const item = items[row.slot]!;

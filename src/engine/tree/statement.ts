@@ -33,8 +33,9 @@ export interface StatementSite {
 export function parentChunks<P>(
   level: { readonly target: { readonly dialect: Dialect }; readonly link: { readonly inner: readonly unknown[] } },
   parents: readonly P[],
-): P[][] {
+): (readonly P[])[] {
   const size = Math.max(1, Math.floor(level.target.dialect.maxParameters / 2 / level.link.inner.length));
+  if (parents.length > 0 && parents.length <= size) return [parents];
   const out: P[][] = [];
   for (let i = 0; i < parents.length; i += size) out.push(parents.slice(i, i + size));
   return out;

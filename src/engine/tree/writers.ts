@@ -88,20 +88,24 @@ export function writeLevelItems(
 }
 
 /**
- * A value that is equal (as a Map key) for two rows exactly when they hold the same primary key: a single key's value
- * itself when it is a string or a number (a Map tells 1 from '1'), else the key's JSON (bigints marked). `driver`:
- * the row is the driver's, its key under its columns' names.
+ * Read a row's identity: a value that is equal (as a Map key) for two rows exactly when they hold the same primary
+ * key: a single key's value itself when it is a string or a number (a Map tells 1 from '1'), else the key's JSON
+ * (bigints marked). `driver`: the rows are the driver's, their key under its columns' names. The key's names are
+ * looked up once for all of a level's rows.
  */
-export function identityOf(row: Item, meta: EntityMetadata, driver = false): unknown {
+export function identityReader(meta: EntityMetadata, driver = false): (row: Item) => unknown {
   const names = driver ? pkColumns(meta) : meta.primaryKeys;
-  if (names.length === 1) {
-    const value = row[names[0]!];
-    if (typeof value === 'number' || typeof value === 'string') return value;
-  }
-  return JSON.stringify(
-    names.map((name) => row[name]),
-    (_, value) => (typeof value === 'bigint' ? `${value}n` : value),
-  );
+  const only = names.length === 1 ? names[0]! : undefined;
+  return (row) => {
+    if (only !== undefined) {
+      const value = row[only];
+      if (typeof value === 'number' || typeof value === 'string') return value;
+    }
+    return JSON.stringify(
+      names.map((name) => row[name]),
+      (_, value) => (typeof value === 'bigint' ? `${value}n` : value),
+    );
+  };
 }
 
 const pkColumnsOf = new WeakMap<EntityMetadata, readonly string[]>();
