@@ -54,7 +54,7 @@ export function benchImport(runs = 11): string[] {
     line("import('listql'), MikroORM already loaded", own, { max: 30 }),
     line("import('listql') in a bare process, MikroORM included", whole, 'report'),
     line('first parseFilter, valid filter (fast parser)', firstValid, 'report'),
-    line('first parseFilter, invalid filter (builds the Ohm grammar)', firstInvalid, 'report'),
+    line('first parseFilter, invalid filter (loads ohm-js, builds grammar)', firstInvalid, 'report'),
     `(medians of ${runs} fresh Node processes each)`,
   ];
 }

@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as {
@@ -33,6 +33,52 @@ function entryPoints(): string[] {
     .map((target) => target.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts'));
 }
 
+/**
+ * ohm-js builds its own grammars and Unicode tables when it loads: most of what `import('listql')` cost once the
+ * code was bundled, for a library that valid filters never touch. src/syntax/ohm-module.ts is the one place that
+ * imports it; here that file becomes a `require('ohm-js')` inside its function, which esbuild bundles as ohm-js's
+ * CommonJS build wrapped in a function that runs on its first call: the first invalid filter (or aggregate sort).
+ * Still synchronous, and the published files load nothing at run time that a bundler could miss.
+ */
+const lazyOhm: Plugin = {
+  name: 'lazy-ohm',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]syntax[\\/]ohm-module\.ts$/ }, ({ path }) => {
+      const source = readFileSync(path, 'utf8');
+      // Replace only the file this was written for: a changed ohm-module.ts must be looked at again here.
+      if (!source.includes("import * as ohm from 'ohm-js';") || !source.includes('export function ohmModule()'))
+        throw new Error(`${path} no longer has the shape the lazy-ohm build step replaces`);
+      return { contents: "export function ohmModule() { return require('ohm-js'); }", loader: 'js' };
+    });
+  },
+};
+
+/** Node's modules whose ES namespace costs more at import than listql uses of them at once (see lazyBuiltins). */
+const LAZY_BUILTINS = /^node:(crypto|util)$/;
+
+/**
+ * Importing a Node module by name from an ES module builds its namespace, which reads every export: for `node:util`
+ * that loads streams, worker_threads and more behind its lazy getters, and `node:crypto` loads all of crypto, WebCrypto
+ * included. Together that was about a third of `import('listql')` once ohm-js was deferred, for functions used only
+ * when a cursor is sealed or a writer is checked. Here each import of those modules becomes a forwarder per function
+ * that takes the module from `process.getBuiltinModule` on its first call. Only functions are forwarded: importing
+ * anything else from them (a class, a constant) fails the build, so a new use has to be looked at here first.
+ * (Where a driver loads node:crypto anyway, as pg and mysql2 do, that half of the saving goes to the driver.)
+ */
+const lazyBuiltins: Plugin = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: LAZY_BUILTINS }, ({ path }) => ({ path, namespace: 'lazy-builtin' }));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, async ({ path }) => {
+      const mod = (await import(path)) as Record<string, unknown>;
+      const functions = Object.keys(mod).filter((name) => /^[a-z]\w*$/.test(name) && typeof mod[name] === 'function');
+      const lines = [`let loaded; const load = () => (loaded ??= process.getBuiltinModule(${JSON.stringify(path)}));`];
+      for (const name of functions) lines.push(`export function ${name}(...args) { return load().${name}(...args); }`);
+      return { contents: lines.join('\n'), loader: 'js' };
+    });
+  },
+};
+
 const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]
   .filter((name) => !BUNDLED.has(name))
   .flatMap((name) => [name, `${name}/*`]);
@@ -47,7 +93,7 @@ execFileSync(
     stdio: 'inherit',
   },
 );
-await build({
+const server = await build({
   absWorkingDir: ROOT,
   entryPoints: entryPoints().filter((entry) => entry !== CLIENT_ENTRY),
   outdir: 'dist',
@@ -59,10 +105,19 @@ await build({
   target: 'node22',
   external,
   chunkNames: 'chunks/[name]-[hash]',
+  // superstruct has no exports map, and for Node esbuild would take its `main` (CommonJS): the whole library then
+  // runs at import and its namespace is copied property by property. Its `module` (ESM) build lets esbuild keep
+  // only the structs listql uses.
+  mainFields: ['module', 'main'],
+  plugins: [lazyBuiltins, lazyOhm],
   legalComments: 'eof',
   sourcemap: false,
   logLevel: 'warning',
 });
+// A namespace import (`import * as crypto from 'node:crypto'`) reading a member lazyBuiltins does not forward is
+// only a warning to esbuild, and that member would be undefined at run time: fail instead.
+const unforwarded = server.warnings.filter((w) => w.text.includes('lazy-builtin:'));
+if (unforwarded.length > 0) throw new Error(unforwarded.map((w) => w.text).join('\n'));
 await build({
   absWorkingDir: ROOT,
   entryPoints: [CLIENT_ENTRY],

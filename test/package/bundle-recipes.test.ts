@@ -6,29 +6,27 @@
  * rejected filter's 400. SQLite only: this is about module loading, which does not depend on the dialect.
  *
  * listql is this tree's dist/ when it is fresher than its sources (CI builds before it tests), else a build of the
- * tree into the temporary folder; the scratch apps' node_modules links to this project's, so the test is offline.
+ * tree into the temporary folder (built-package.ts); the scratch apps' node_modules links to this project's, so the
+ * test is offline.
  */
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type AppFiles, RECIPE_APPS } from '../fixtures/bundle-recipe-apps.ts';
+import { builtPackage, ROOT } from './built-package.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The headings of docs/bundling.md whose first `sh` block is a recipe. */
 const ESM_RECIPE = 'A plain Node app, Express or Fastify';
 const NEST_RECIPE = 'NestJS';
@@ -46,37 +44,13 @@ const base = mkdtempSync(join(tmpdir(), 'listql-recipes-'));
 /** Node 24 first, so `npx` and the tools' `#!/usr/bin/env node` run on it, as under `npm test`. */
 const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
 
-/** Whether dist/ was built after every file it is built from changed (CI builds before it tests). */
-function distIsFresh(): boolean {
-  const built = join(ROOT, 'dist', 'index.js');
-  if (!existsSync(built)) return false;
-  const sources = ['package.json', 'grammar.ohm', 'scripts/build.ts'].map((f) => join(ROOT, f));
-  for (const entry of readdirSync(join(ROOT, 'src'), { recursive: true, withFileTypes: true }))
-    if (entry.isFile()) sources.push(join(entry.parentPath, entry.name));
-  const newest = Math.max(...sources.map((f) => statSync(f).mtimeMs));
-  return statSync(built).mtimeMs >= newest;
-}
-
-/** listql as an app installs it: this tree when dist/ is fresh, else a build of it in `<base>/listql`. */
-function listqlPackage(): string {
-  if (distIsFresh()) return ROOT;
-  const pkg = join(base, 'listql');
-  for (const path of ['src', 'grammar.ohm', 'package.json', 'tsconfig.json', 'tsconfig.build.json'])
-    cpSync(join(ROOT, path), join(pkg, path), { recursive: true });
-  for (const script of ['build.ts', 'gen-grammar.ts'])
-    cpSync(join(ROOT, 'scripts', script), join(pkg, 'scripts', script));
-  symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'), 'dir');
-  execFileSync(process.execPath, ['scripts/build.ts'], { cwd: pkg, stdio: 'pipe' });
-  return pkg;
-}
-
 /** A node_modules of this project's packages plus listql, which every scratch app links to. */
 function preparePackages(): void {
   const modules = join(base, 'node_modules');
   mkdirSync(modules);
   for (const name of readdirSync(join(ROOT, 'node_modules')))
     if (name !== 'listql') symlinkSync(join(ROOT, 'node_modules', name), join(modules, name));
-  symlinkSync(listqlPackage(), join(modules, 'listql'), 'dir');
+  symlinkSync(builtPackage(base), join(modules, 'listql'), 'dir');
 }
 
 /** Write an app into its own folder beside the shared node_modules, run a recipe there, and return the bundle. */
