@@ -9,6 +9,7 @@ import {
   execute as graphqlExecute,
   type OperationDefinitionNode,
 } from 'graphql';
+import { setOwn } from './compiled-leaf.ts';
 import { type Plan, planDocument, type Shape, shapeOf } from './compiled-plan.ts';
 import type { Run } from './compiled-shape.ts';
 import { ResolvedRoot } from './resolved-root.ts';
@@ -149,7 +150,7 @@ function write(shape: Shape, settled: PromiseSettledResult<unknown>[], run: Run)
     for (const [i, root] of shape.roots.entries()) {
       const one = settled[i]!;
       if (one.status === 'rejected') return undefined;
-      data[root.key] = 'field' in root ? root.complete(one.value, run) : one.value;
+      setOwn(data, root.key, 'field' in root ? root.complete(one.value, run) : one.value);
     }
   } catch {
     return undefined;

@@ -2,8 +2,6 @@ import {
   defaultFieldResolver,
   type FieldNode,
   type GraphQLField,
-  type GraphQLFieldResolver,
-  type GraphQLLeafType,
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
@@ -12,6 +10,7 @@ import {
   isLeafType,
   type SelectionSetNode,
 } from 'graphql';
+import { FAULT, type Item, type ItemLeaf, itemLeaf, leaf, leafValue, setOwn } from './compiled-leaf.ts';
 import { pageInfoType } from './connection.ts';
 import type { FieldCollector } from './document-walk.ts';
 import { levelOf, sourceOf } from './node-source.ts';
@@ -19,15 +18,13 @@ import { levelOf, sourceOf } from './node-source.ts';
 /**
  * A compiled selection: the response of a listql connection field written straight from what its resolver returned
  * (the engine's page), field by field as the document selects it, without graphql-js resolving every field of every
- * item. It calls each field's own resolver, with the arguments and the few info fields they read, and completes the
- * value as graphql-js does (non-null checks, lists, the scalar's output coercion), so the answer is the same. Only
+ * item. It calls each field's own resolver, with the arguments and the few info fields they read (a node's value
+ * field whose resolver only reads the item is read from the item, as its resolver would), and completes the value
+ * as graphql-js does (non-null checks, lists, the scalar's output coercion), so the answer is the same. Only
  * the fields listql builds are compiled: anything else makes the document ineligible, and anything unexpected while
  * writing (a null where the type forbids it, a value a scalar refuses, a promise) throws FAULT, and the execution is
  * then completed by graphql-js from the same resolved root values.
  */
-
-/** Thrown while writing an answer that graphql-js must complete itself (it reports the error exactly). */
-export const FAULT: unique symbol = Symbol('listql.compiledFault');
 
 /** Thrown while compiling a selection the compiled path does not cover: graphql-js executes the document. */
 export class Ineligible extends Error {}
@@ -59,15 +56,6 @@ export interface CompileContext {
 type Role = 'connection' | 'edge' | 'pageInfo' | 'node';
 
 const NO_ARGS: Record<string, unknown> = Object.freeze({});
-
-interface FieldWriter {
-  readonly key: string;
-  readonly resolve: GraphQLFieldResolver<unknown, unknown>;
-  readonly info: GraphQLResolveInfo;
-  /** The field's arguments: its slot in `Run.args`, or -1 for none. */
-  readonly slot: number;
-  readonly complete: Complete;
-}
 
 /** Compile the writer of a root listql connection field's value (its type nullable, as the schema builds it). */
 export function compileConnection(
@@ -115,7 +103,10 @@ function leafField(role: Role, parent: GraphQLObjectType, field: GraphQLField<un
   }
 }
 
-/** Compile the writer of one object of a listql type: its selected fields, merged by response key, in order. */
+/**
+ * Compile the writer of one object of a listql type: its selected fields, merged by response key, in order. A node's
+ * value field is written straight from the item (ItemLeaf); every other field by its own writer.
+ */
 function objectWriter(
   context: CompileContext,
   type: GraphQLObjectType,
@@ -123,32 +114,34 @@ function objectWriter(
   role: Role,
 ): Complete {
   if (type.isTypeOf) throw new Ineligible();
-  const writers: FieldWriter[] = [];
+  const keys: string[] = [];
+  const leaves: (ItemLeaf | undefined)[] = [];
+  const writers: (Complete | undefined)[] = [];
   for (const [key, group] of context.collect(type, setsOf(nodes))) {
     const name = group[0]!.name.value;
-    if (name === '__typename') {
-      writers.push({
-        key,
-        resolve: () => type.name,
-        info: undefined as never,
-        slot: -1,
-        complete: (typename) => typename,
-      });
-      continue;
-    }
-    const field = type.getFields()[name];
-    if (!field || group.some((n) => n.name.value !== name)) throw new Ineligible();
-    writers.push(fieldWriter(context, type, field, key, group, role));
+    const field = name === '__typename' ? undefined : type.getFields()[name];
+    if (name !== '__typename' && (!field || group.some((n) => n.name.value !== name))) throw new Ineligible();
+    const item = field && role === 'node' ? itemLeaf(type, field) : undefined;
+    keys.push(key);
+    leaves.push(item);
+    writers.push(item ? undefined : field ? fieldWriter(context, type, field, key, group, role) : () => type.name);
   }
+  // A response key may be `__proto__` (an alias), which graphql-js's answers hold as an own property: assigned, it
+  // would set the prototype instead.
+  const guarded = keys.includes('__proto__');
   return (value, run) => {
     const out: Record<string, unknown> = {};
-    for (const w of writers)
-      out[w.key] = w.complete(w.resolve(value, w.slot < 0 ? NO_ARGS : run.args[w.slot], run.context, w.info), run);
+    for (let i = 0; i < keys.length; i++) {
+      const item = leaves[i];
+      const written = item === undefined ? writers[i]!(value, run) : leafValue(item, value as Item);
+      if (guarded) setOwn(out, keys[i]!, written);
+      else out[keys[i]!] = written;
+    }
     return out;
   };
 }
 
-/** Compile one selected field: its resolver, the info it reads, its arguments' slot and its value's writer. */
+/** Compile one selected field: its resolver, called with the arguments and the info it reads, and its completion. */
 function fieldWriter(
   context: CompileContext,
   parent: GraphQLObjectType,
@@ -156,7 +149,7 @@ function fieldWriter(
   key: string,
   nodes: readonly FieldNode[],
   role: Role,
-): FieldWriter {
+): Complete {
   const info = {
     ...context.info,
     fieldName: field.name,
@@ -177,7 +170,8 @@ function fieldWriter(
     if (isLeafType(named) && leafField(role, parent, field)) return leaf(named);
     throw new Ineligible();
   });
-  return { key, resolve, info, slot, complete };
+  if (slot < 0) return (value, run) => complete(resolve(value, NO_ARGS, run.context, info), run);
+  return (value, run) => complete(resolve(value, run.args[slot], run.context, info), run);
 }
 
 /** Compile the completion of a value of `type`: non-null checks and lists around the named type's writer. */
@@ -206,18 +200,6 @@ function nullable(complete: Complete): Complete {
     if (value === null || value === undefined) return null;
     if (value instanceof Error || typeof (value as { then?: unknown }).then === 'function') throw FAULT;
     return complete(value, run);
-  };
-}
-
-/** A leaf value through its type's output coercion (`coerceOutputValue` in graphql 17, `serialize` in 16). */
-function leaf(type: GraphQLLeafType): Complete {
-  const coerce = ((type as { coerceOutputValue?: (v: unknown) => unknown }).coerceOutputValue ?? type.serialize).bind(
-    type,
-  );
-  return (value) => {
-    const out = coerce(value);
-    if (out === null || out === undefined) throw FAULT;
-    return out;
   };
 }
 

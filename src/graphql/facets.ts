@@ -14,7 +14,8 @@ import {
 import type { EngineDescription } from '../engine/describe/endpoint.ts';
 import type { FacetBucket, Facets } from '../engine/facets/values.ts';
 import type { FieldCollector } from './document-walk.ts';
-import { asString, scalarOfProperty } from './node-type.ts';
+import { asString } from './item-value.ts';
+import { scalarOfProperty } from './node-type.ts';
 import { nestedTypeName, type TypeNames } from './type-names.ts';
 
 /** The default number of values of a facet field without `limit` (the `facets` parameter's default). */

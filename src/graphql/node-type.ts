@@ -10,6 +10,7 @@ import {
 } from 'graphql';
 import type { FieldDescription } from '../engine/describe/endpoint.ts';
 import type { ItemPropertyDescription } from '../engine/describe/item.ts';
+import { itemValueResolver } from './item-value.ts';
 import { type LevelDescription, levelExtension, type NodeTypes, nodeLevel, sourceExtension } from './node-source.ts';
 import { relationFields } from './relation-fields.ts';
 import { globalIdOf } from './relay-id.ts';
@@ -61,7 +62,7 @@ export function nodeType(
     if (fields[shown]) throw new TypeError(`graphqlSchema: ${typeName}.${shown} is both a field and the renamed id`);
     fields[shown] = {
       type: nullable ? scalar : new GraphQLNonNull(scalar),
-      resolve: scalar === GraphQLString ? (item) => asString(item[itemKey]) : (item) => item[itemKey] ?? null,
+      resolve: itemValueResolver(itemKey, scalar === GraphQLString),
       extensions: sourceExtension({ kind: 'value', source, itemKey }),
     };
   }
@@ -131,13 +132,4 @@ export function scalarOfProperty(property: ItemPropertyDescription | undefined):
   if (property?.type === 'number') return GraphQLFloat;
   if (property?.type === 'boolean') return GraphQLBoolean;
   return GraphQLString;
-}
-
-/** Write a value as the string a String field carries: dates in ISO 8601, bigints and decimals in full. */
-export function asString(value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'string') return value;
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
 }

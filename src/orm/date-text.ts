@@ -27,9 +27,35 @@ export function utcDateText(text: string): Date | undefined {
     if (digit < 0 || digit > 9) return undefined;
     if (i < 23) ms += digit * scale;
   }
-  const date = new Date(Date.UTC(century * 100 + years, month - 1, day, hour, minute, second, ms));
+  const date = new Date(utcInstant(century * 100 + years, month, day, hour, minute, second, ms));
   // Every month has 28 days; past them, a day the month lacks rolls over (and is the general parser's then).
   return day <= 28 || date.getUTCDate() === day ? date : undefined;
+}
+
+/** The month of the last instant read, and its first day's instant: an export's rows mostly share a month. */
+let lastMonth = -1;
+let lastMonthStart = 0;
+
+/**
+ * `Date.UTC(year, month - 1, day, hour, minute, second, ms)` for a year from 100 on: Date.UTC() adds the day and the
+ * time to its month's first day linearly (a day or hour out of range rolls over alike), so the month's first
+ * instant is all it needs to compute, and that is kept for the next value of the same month.
+ */
+function utcInstant(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  ms: number,
+): number {
+  const key = year * 100 + month;
+  if (key !== lastMonth) {
+    lastMonthStart = Date.UTC(year, month - 1, 1);
+    lastMonth = key;
+  }
+  return lastMonthStart + (day - 1) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms;
 }
 
 /** `-` `-` ` ` `:` `:` at their places, and `.` before a fraction. */
@@ -91,7 +117,7 @@ export function zonedDateText(text: string): Date | undefined {
     at += 3;
   }
   if (at !== n) return undefined;
-  const utc = Date.UTC(century * 100 + years, month - 1, day, hour, minute, second, ms);
+  const utc = utcInstant(century * 100 + years, month, day, hour, minute, second, ms);
   return new Date(sign === 45 ? utc + offset * 1000 : utc - offset * 1000);
 }
 

@@ -7,7 +7,7 @@
  * variables, introspection, `node(id:)`, a document the cache does not hold).
  */
 import type { EntityManager } from '@mikro-orm/core';
-import { execute, type GraphQLSchema, parse } from 'graphql';
+import { execute, type GraphQLObjectType, type GraphQLSchema, parse } from 'graphql';
 import * as assert from 'uvu/assert';
 import { createEngine } from '../../src/engine/index.ts';
 import { LIST_EDGES } from '../../src/engine/page/edges.ts';
@@ -61,6 +61,12 @@ const ROWS: readonly Row[] = [
     compiled: true,
   },
   { name: 'nested objects and connections, three levels', source: NESTED, compiled: true },
+  {
+    name: 'response keys named like Object.prototype members, at every level',
+    source: `{ __proto__: books(first: 2, sort: "id") { constructor: nodes { __proto__: id toString: title
+      author { __proto__: name } } } hasOwnProperty: books(first: 1, sort: "id") { __proto__: nodes { id } } }`,
+    compiled: true,
+  },
   {
     name: 'a nested list argument from a variable',
     source: 'query Q($r: Int) { books(first: 2, sort: "id") { nodes { id reviews(first: $r) { nodes { id } } } } }',
@@ -181,6 +187,20 @@ eachDialect('graphql-compiled', { entities: libraryEntities, seed: seedLibrary, 
     assert.is(JSON.stringify(result), JSON.stringify(expected));
     assert.not.ok(answeredByCompiledPath(result as object));
     assert.is(calls.filter((c) => c.sql.includes('price')).length, 1, 'the page is read once');
+  });
+
+  test('a value field whose resolver a server replaced is answered by that resolver, as graphql-js answers it', async ({
+    em,
+  }) => {
+    const schema = treeSchema(em);
+    // As a middleware does: the field keeps its type, its resolver is wrapped.
+    const title = (schema.getType('Book') as GraphQLObjectType).getFields().title!;
+    const own = title.resolve!;
+    title.resolve = (...args) => `${own(...args)}!`;
+    const source = '{ books(first: 2, sort: "id") { nodes { id title author { name } } } }';
+    await compare(schema, { name: 'a wrapped resolver', source, compiled: true });
+    const answer: any = await documentLimits().execute({ schema, document: parse(source) });
+    assert.ok(answer.data.books.nodes.every((b: { title: string }) => b.title.endsWith('!')));
   });
 
   test('the same kept document answers each execution with its own variables and context', async ({ em }) => {
