@@ -55,6 +55,17 @@ export function withoutTimeLimit(sql: string): string {
 }
 
 /**
+ * The statement as listql built it, from the text SQLite prepared: a trailing `limit ?` (and `offset ?`) is prepared
+ * as `limit +?` (dialect/sqlite.ts), the same statement; other texts are returned as they are.
+ */
+export function asBuilt(sql: string): string {
+  return sql.replace(
+    / limit \+\?( offset \+\?)?$/,
+    (_, offset: string | undefined) => ` limit ?${offset ? ' offset ?' : ''}`,
+  );
+}
+
+/**
  * Run `fn` while recording every statement the drivers receive; the statement timeout's own statements are left
  * out unless `guards` is true.
  */
