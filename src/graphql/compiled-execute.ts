@@ -9,6 +9,7 @@ import {
   execute as graphqlExecute,
   type OperationDefinitionNode,
 } from 'graphql';
+import { mapFor, setBounded } from '../bounded-map.ts';
 import { setOwn } from './compiled-leaf.ts';
 import { type Plan, planDocument, type Shape, shapeOf } from './compiled-plan.ts';
 import type { Run } from './compiled-shape.ts';
@@ -51,17 +52,12 @@ export function compiledExecute(kept: (document: DocumentNode) => boolean): Exec
       bySchema = new WeakMap();
       plans.set(args.schema, bySchema);
     }
-    let byName = bySchema.get(args.document);
-    if (!byName) {
-      byName = new Map();
-      bySchema.set(args.document, byName);
-    }
+    const byName = mapFor(bySchema, args.document);
     const name = args.operationName == null ? '' : `:${args.operationName}`;
     let plan = byName.get(name);
     if (plan === undefined) {
       plan = planDocument(args);
-      if (byName.size >= PER_DOCUMENT) byName.delete(byName.keys().next().value as string);
-      byName.set(name, plan);
+      setBounded(byName, name, plan, PER_DOCUMENT);
     }
     return plan;
   };

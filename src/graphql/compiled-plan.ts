@@ -9,6 +9,7 @@ import {
   type OperationDefinitionNode,
   validateSchema,
 } from 'graphql';
+import { setBounded } from '../bounded-map.ts';
 import {
   type ArgumentSlot,
   type CompileContext,
@@ -107,8 +108,7 @@ export function shapeOf(plan: Plan, schema: GraphQLSchema, variableValues: objec
   let shape = plan.shapes.get(key);
   if (shape === undefined) {
     shape = compileShape(plan, schema, variableValues);
-    if (plan.shapes.size >= SHAPES) plan.shapes.delete(plan.shapes.keys().next().value as string);
-    plan.shapes.set(key, shape);
+    setBounded(plan.shapes, key, shape, SHAPES);
   }
   return shape;
 }

@@ -5,6 +5,7 @@ import {
   validate as graphqlValidate,
   type ValidationRule,
 } from 'graphql';
+import { mapFor, setBounded } from '../bounded-map.ts';
 import { utf8Length } from '../syntax/bytes.ts';
 
 /** Bounds on the documents a cache keeps; both are positive integers. */
@@ -58,17 +59,12 @@ export function documentCache(options: DocumentCacheOptions = {}): DocumentCache
     const entry = byDocument.get(document);
     // Options (maxErrors, …) change the result: such calls, and documents parsed elsewhere, are not remembered.
     if (!entry || more.length > 0) return graphqlValidate(schema, document, rules, ...more);
-    let bySchema = entry.verdicts.get(schema);
-    if (!bySchema) {
-      bySchema = new Map();
-      entry.verdicts.set(schema, bySchema);
-    }
+    const bySchema = mapFor(entry.verdicts, schema);
     const key = rules === undefined ? 'specified' : rulesKey(rules);
     let errors = bySchema.get(key);
     if (errors === undefined) {
       errors = graphqlValidate(schema, document, rules);
-      if (bySchema.size >= RULE_SETS) bySchema.delete(bySchema.keys().next().value as string);
-      bySchema.set(key, errors);
+      setBounded(bySchema, key, errors, RULE_SETS);
     }
     return errors.map(copyError);
   };

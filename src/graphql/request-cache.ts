@@ -1,4 +1,5 @@
 import type { FieldNode, GraphQLResolveInfo } from 'graphql';
+import { mapFor, setBounded } from '../bounded-map.ts';
 
 /** Variable-value combinations remembered per node: a client's few variants (a cursor, a filter) stay warm. */
 const PER_NODE = 16;
@@ -45,20 +46,14 @@ export function acrossExecutions<A, T>(
     if (done !== undefined) return done;
     const key = variablesKey(values);
     const merged = nodes(info);
-    let kept = key === undefined ? undefined : byNode.get(node);
+    const kept = key === undefined ? undefined : byNode.get(node);
     const hit = key === undefined ? undefined : kept?.get(key);
     let value: T;
     if (hit && sameNodes(hit.nodes, merged)) value = hit.value;
     else {
       value = derive(arg, info);
-      if (key !== undefined && keep(value)) {
-        if (!kept) {
-          kept = new Map();
-          byNode.set(node, kept);
-        }
-        if (kept.size >= PER_NODE) kept.delete(kept.keys().next().value as string);
-        kept.set(key, { nodes: merged, value });
-      }
+      if (key !== undefined && keep(value))
+        setBounded(kept ?? mapFor(byNode, node), key, { nodes: merged, value }, PER_NODE);
     }
     own.set(values, value);
     return value;
