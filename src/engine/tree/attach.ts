@@ -1,14 +1,12 @@
-import { executionFailed } from '../../errors.ts';
 import { turnPage } from '../../keyset/backward.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { CursorKey } from '../../keyset/cursor-plan.ts';
 import { endCursors } from '../../keyset/end-cursors.ts';
 import { dropKeys, takeKeys } from '../../keyset/key-columns.ts';
-import { readKeyValue } from '../../keyset/key-values.ts';
 import { nestedCursorAfter, nestedCursorBefore } from '../../keyset/nested-cursor.ts';
 import type { Item } from '../serialize.ts';
 import type { TreeList } from './check.ts';
-import { keyIdentity, linkAlias, parentAlias, takeKeyColumns } from './link.ts';
+import { keyIdentity, linkAlias, parentAlias, takeKeyColumn, takeKeyColumns, valueIdentity } from './link.ts';
 import type { PlannedLevel } from './plan.ts';
 import { BACK_RANK, RANK } from './window.ts';
 
@@ -61,14 +59,10 @@ const NO_LINKS: readonly CursorValue[] = Object.freeze([]);
  */
 export function levelRow(row: Row, level: PlannedLevel, keep = false): LevelRow {
   const inner = level.link.inner;
-  let parentKey: unknown;
-  if (inner.length === 1) {
-    const name = parentAlias(0);
-    const value = readKeyValue(row[name], inner[0]!.spec.type);
-    if (value === undefined) throw executionFailed('a key column holds a value listql cannot read exactly');
-    if (!keep) delete row[name];
-    parentKey = typeof value === 'number' || typeof value === 'string' ? value : keyIdentity([value]);
-  } else parentKey = keyIdentity(takeKeyColumns(row, inner, parentAlias, keep));
+  const parentKey =
+    inner.length === 1
+      ? valueIdentity(takeKeyColumn(row, inner[0]!, parentAlias(0), keep))
+      : keyIdentity(takeKeyColumns(row, inner, parentAlias, keep));
   const links = level.links.length === 0 ? NO_LINKS : takeKeyColumns(row, level.links, linkAlias, keep);
   // PostgreSQL answers row numbers as strings (bigint).
   const rank = level.list ? Number(row[RANK]) : 0;

@@ -68,8 +68,7 @@ export async function levelShape(
   let shape = part.shapes.get(condition);
   if (shape === undefined) {
     shape = `${part.fixed}\u0001${condition}`;
-    if (part.shapes.size >= MAX_SHAPES) part.shapes.clear();
-    part.shapes.set(condition, shape);
+    setBounded(part.shapes, condition, shape, MAX_SHAPES);
   }
   return shape;
 }

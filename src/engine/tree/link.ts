@@ -59,11 +59,12 @@ export const parentAlias: (index: number) => string = aliases('lq_p');
  * all have the same width, so the two forms never meet in one map.
  */
 export function keyIdentity(values: readonly CursorValue[]): unknown {
-  if (values.length === 1) {
-    const value = values[0];
-    if (typeof value === 'number' || typeof value === 'string') return value;
-  }
-  return JSON.stringify(values);
+  return values.length === 1 ? valueIdentity(values[0]!) : JSON.stringify(values);
+}
+
+/** keyIdentity() of a one-value key, without the list. */
+export function valueIdentity(value: CursorValue): unknown {
+  return typeof value === 'number' || typeof value === 'string' ? value : JSON.stringify([value]);
 }
 
 const contexts = new WeakMap<BoundSchema, KeyContext>();
@@ -144,12 +145,15 @@ export function takeKeyColumns(
   name: (index: number) => string,
   keep = false,
 ): CursorValue[] {
-  return keys.map((k, i) => {
-    const value = readKeyValue(row[name(i)], k.spec.type);
-    if (!keep) delete row[name(i)];
-    if (value === undefined) throw executionFailed('a key column holds a value listql cannot read exactly');
-    return value;
-  });
+  return keys.map((k, i) => takeKeyColumn(row, k, name(i), keep));
+}
+
+/** One key column's value, read exactly (see takeKeyColumns). */
+export function takeKeyColumn(row: Record<string, unknown>, key: CursorKey, name: string, keep = false): CursorValue {
+  const value = readKeyValue(row[name], key.spec.type);
+  if (!keep) delete row[name];
+  if (value === undefined) throw executionFailed('a key column holds a value listql cannot read exactly');
+  return value;
 }
 
 /** The values at `indexes` of a row's link values, or null when any is NULL (no related row to look for). */
