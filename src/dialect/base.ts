@@ -38,6 +38,7 @@ const BASE: Omit<Dialect, 'name' | 'label'> = {
   seeksMixedByUnion: false,
   compoundsBySubquery: false,
   seekParameter: '?',
+  keysetHint: undefined,
   unionBranchCost: 1,
   relationSortCost: 4,
   hopCost: 1,

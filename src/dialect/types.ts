@@ -111,6 +111,12 @@ export interface Dialect {
    */
   readonly seekParameter: string;
   /**
+   * A comment for a page statement whose keyset predicate (its SQL given) holds `or` operators, which the dialect's
+   * executor reads before sending it (MariaDB: planned without index merge when no other `or` is in the statement,
+   * mysql/statement-text.ts); undefined where the statement is sent as built.
+   */
+  readonly keysetHint: ((predicate: string) => string | undefined) | undefined;
+  /**
    * How many runs of the filter the cost budget charges for each such branch (bind/cost-page.ts): each repeats the
    * filter, and where a branch is read along an index the scope does not lead, it evaluates it on many more rows.
    */

@@ -105,6 +105,8 @@ export function seekAfter(
     if (branches) return unionPage(qb, branches, keys, platform, dialect, limit);
   }
   const predicate = keysetPredicate(columns, at, { rowValues });
+  const hint = dialect.keysetHint?.(predicate.sql);
+  if (hint) qb.comment(hint);
   return qb.andWhere(predicate.sql, [...predicate.params]);
 }
 

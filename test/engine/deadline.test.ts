@@ -82,7 +82,7 @@ function limitsSent(calls: readonly DriverCall[]): number[] {
   for (const { sql } of calls) {
     const pg = /^begin; set local statement_timeout = (\d+)$/.exec(sql);
     if (pg) out.push(Number(pg[1]));
-    const maria = /^SET STATEMENT max_statement_time = ([\d.]+) FOR /.exec(sql);
+    const maria = /^SET STATEMENT max_statement_time = ([\d.]+)(?:, optimizer_switch = '[^']*')? FOR /.exec(sql);
     if (maria) out.push(Math.round(Number(maria[1]) * 1000));
   }
   return out;

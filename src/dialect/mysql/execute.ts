@@ -10,6 +10,7 @@ import {
   watchDeadline,
 } from '../statement.ts';
 import { readDatesAsBytes, sameDates, utcDateColumnsOf } from './date-bytes.ts';
+import { statementText } from './statement-text.ts';
 import { type MysqlField, textLike } from './text-rows.ts';
 
 /**
@@ -104,7 +105,7 @@ export async function mysqlQuery(
   if (guard.signal?.aborted) throw guard.signal.reason;
   const limit = statementLimit(guard);
   const { timeout } = limit;
-  const sql = timeout === undefined ? compiled.sql : limited(compiled.sql, timeout, mariaDb);
+  const sql = statementText(compiled.sql, timeout, mariaDb);
   const values = [...compiled.parameters];
   const watch = watchDeadline(guard);
   const { signal } = watch;
@@ -157,14 +158,6 @@ function runStatement(
       remember(connection, sql);
       await killing;
     });
-}
-
-/** Put a server-side time limit on one statement, in the same round trip. `timeout` is the server's setting, never client input. */
-function limited(sql: string, timeout: number, mariaDb: boolean): string {
-  const ms = Math.max(1, Math.floor(timeout));
-  if (mariaDb) return `SET STATEMENT max_statement_time = ${(ms / 1000).toFixed(3)} FOR ${sql}`;
-  // MySQL: the optimizer hint applies to read-only SELECT statements, the only ones listql sends here.
-  return sql.replace(/^\s*select\b/i, (select) => `${select} /*+ MAX_EXECUTION_TIME(${ms}) */`);
 }
 
 /**
