@@ -15,8 +15,8 @@ import type {
 } from './ast.ts';
 import { exceedsBytes } from './bytes.ts';
 import { filterGrammar } from './grammar.ts';
-import { showToken } from './keywords.ts';
 import type { Locator } from './locator.ts';
+import { refusalMessage } from './refusal.ts';
 
 /**
  * Semantic actions over grammar.ohm: each action builds one AST node. Limits and quantifier scopes are checked
@@ -107,17 +107,12 @@ const actions: ohm.ActionDict<FilterNode> = {
     countNode(s, start);
     const depth = enter(s, 'quantifier', start);
     if (s.scopes.length >= s.limits.maxQuantifierDepth) {
-      fail(s, 'limit_exceeded', `filter nests more than ${s.limits.maxQuantifierDepth} any/all`, start);
+      fail(s, 'limit_exceeded', refusalMessage.quantifiers(s.limits), start);
     }
     const path = buildPath(s, pathNode);
     const name: string = variable.sourceString;
     if (s.scopes.includes(name)) {
-      fail(
-        s,
-        'invalid_relationship',
-        `variable ${showToken(name)} shadows an active variable`,
-        variable.source.startIdx,
-      );
+      fail(s, 'invalid_relationship', refusalMessage.shadows(name), variable.source.startIdx);
     }
     const v = ident(s, variable);
     const { depth: savedDepth, parent: savedParent } = s;
@@ -223,17 +218,11 @@ function aggregateCall(s: BuildState, node: ohm.Node, depth: number): AggregateC
   const inner = filterIter.child(0);
   const variable = inner.child(0);
   if (s.scopes.length >= s.limits.maxQuantifierDepth) {
-    const message = `filter nests more than ${s.limits.maxQuantifierDepth} any/all`;
-    fail(s, 'limit_exceeded', message, variable.source.startIdx);
+    fail(s, 'limit_exceeded', refusalMessage.quantifiers(s.limits), variable.source.startIdx);
   }
   const varName: string = variable.sourceString;
   if (s.scopes.includes(varName))
-    fail(
-      s,
-      'invalid_relationship',
-      `variable ${showToken(varName)} shadows an active variable`,
-      variable.source.startIdx,
-    );
+    fail(s, 'invalid_relationship', refusalMessage.shadows(varName), variable.source.startIdx);
   const v = ident(s, variable);
   const { depth: savedDepth, parent: savedParent } = s;
   s.scopes.push(varName);
@@ -285,7 +274,7 @@ function membership(
   for (let i = 0; i < more.numChildren; i++) {
     const node = more.child(i);
     if (values.length >= s.limits.maxInValues) {
-      fail(s, 'limit_exceeded', `a list has more than ${s.limits.maxInValues} values`, node.source.startIdx);
+      fail(s, 'limit_exceeded', refusalMessage.values(s.limits), node.source.startIdx);
     }
     values.push(literal(s, node));
   }
@@ -301,7 +290,7 @@ function literal(s: BuildState, node: ohm.Node): Literal {
       const raw = s.text.slice(startIdx + 1, endIdx - 1);
       const value = raw.includes("''") ? raw.replaceAll("''", "'") : raw;
       if (exceedsBytes(value, s.limits.maxLiteralBytes)) {
-        fail(s, 'limit_exceeded', `a string is longer than ${s.limits.maxLiteralBytes} bytes`, startIdx);
+        fail(s, 'limit_exceeded', refusalMessage.literal(s.limits), startIdx);
       }
       return { kind: 'string', value, span };
     }
@@ -322,7 +311,7 @@ function buildPath(s: BuildState, node: ohm.Node): Path {
   for (let i = 0; i < rest.numChildren; i++) {
     const segment = rest.child(i);
     if (segments.length >= s.limits.maxPathDepth) {
-      fail(s, 'limit_exceeded', `a path has more than ${s.limits.maxPathDepth} segments`, segment.source.startIdx);
+      fail(s, 'limit_exceeded', refusalMessage.segments(s.limits), segment.source.startIdx);
     }
     segments.push(ident(s, segment));
   }
@@ -333,10 +322,9 @@ function buildPath(s: BuildState, node: ohm.Node): Path {
 function checkScope(s: BuildState, head: string, more: number, index: number): void {
   const innermost = s.scopes[s.scopes.length - 1] ?? '';
   if (!s.scopes.includes(head)) {
-    const message = `inside any/all a path must start with a variable, like '${innermost}/…'`;
-    fail(s, 'invalid_relationship', message, index);
+    fail(s, 'invalid_relationship', refusalMessage.scopeStart(innermost), index);
   }
-  if (more === 0) fail(s, 'invalid_relationship', `variable ${showToken(head)} must be followed by a field`, index);
+  if (more === 0) fail(s, 'invalid_relationship', refusalMessage.scopeField(head), index);
 }
 
 function ident(s: BuildState, node: ohm.Node): Ident {
@@ -348,15 +336,14 @@ function spanOf(s: BuildState, node: ohm.Node): Span {
 }
 
 function countNode(s: BuildState, index: number): void {
-  if (++s.nodes > s.limits.maxNodes)
-    fail(s, 'limit_exceeded', `filter has more than ${s.limits.maxNodes} nodes`, index);
+  if (++s.nodes > s.limits.maxNodes) fail(s, 'limit_exceeded', refusalMessage.nodes(s.limits), index);
 }
 
 /** Compute the depth of a node about to be built, failing when it passes maxExpressionDepth. */
 function enter(s: BuildState, kind: FilterNode['kind'], index: number): number {
   const depth = (kind === 'and' || kind === 'or') && s.parent === kind ? s.depth : s.depth + 1;
   if (depth > s.limits.maxExpressionDepth) {
-    fail(s, 'limit_exceeded', `filter nests deeper than ${s.limits.maxExpressionDepth} levels`, index);
+    fail(s, 'limit_exceeded', refusalMessage.depth(s.limits), index);
   }
   return depth;
 }

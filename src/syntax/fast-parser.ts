@@ -1,3 +1,4 @@
+import type { ListError } from '../errors.ts';
 import { type Limits, MAX_OPEN_PARENTHESES } from '../limits.ts';
 import type {
   AggregateCall,
@@ -21,14 +22,18 @@ import {
   KEYWORDS,
   VALUE_OPERATORS,
 } from './keywords.ts';
+import { deepNestingIndex } from './lexer.ts';
 import { type Locator, locatorFor } from './locator.ts';
+import { firstRefusal, refusalMessage } from './refusal.ts';
 
 /**
- * A hand-written recursive-descent parser for the valid filters of grammar.ohm. It builds exactly the AST that the
- * Ohm semantics in build.ts build (same nodes, fields, field order and spans), but it never explains a failure:
- * on anything it does not accept (a syntax error, a limit or scope violation, nesting it leaves to Ohm) it gives
- * up, and the caller runs Ohm, which stays the one source of every error message and position.
- * test/syntax/differential.test.ts holds the two to the same answers.
+ * A hand-written recursive-descent parser for the well-formed filters of grammar.ohm. It builds exactly the AST that
+ * the Ohm semantics in build.ts build (same nodes, fields, field order and spans). It never explains a syntax error:
+ * on text it does not accept (a syntax error, too many tokens or open parentheses, nesting it leaves to Ohm) it gives
+ * up, and the caller runs Ohm, which stays the one source of those messages and positions. A well-formed filter
+ * that breaks a limit or scope rule is parsed to its end all the same (Ohm would match it), then refused with the
+ * error build.ts would throw (refusal.ts): a refusal costs one pass, not Ohm. test/syntax/differential.test.ts and
+ * test/syntax/refusal.test.ts hold the two to the same answers.
  *
  * size: one parser over module-level cursor state, on the hot path of every new filter; split into files, each
  * step would have to pass that state across module boundaries.
@@ -41,14 +46,19 @@ import { type Locator, locatorFor } from './locator.ts';
 const GIVE_UP: unique symbol = Symbol('give up');
 
 /**
- * Parentheses plus `not`/any/all levels this parser follows before leaving the input to Ohm. At the default limits
- * (128 parentheses, depth 16) every valid filter stays under it. Deeper input, possible only with a larger
- * maxExpressionDepth, goes to Ohm, whose recursion runs out of stack somewhere past 400 levels and then reports a
- * depth error: accepting it here could answer differently.
+ * Parentheses plus `not`/any/all levels this parser accepts before leaving the input to Ohm. At the default limits
+ * (128 parentheses, depth 16) every valid filter stays under it. Deeper input, valid only with a larger
+ * maxExpressionDepth, goes to Ohm, whose recursion may run out of stack (somewhere past 500 levels, less on a deep
+ * caller stack) and then reports a depth error at deepNestingIndex: accepting it here could answer differently. It
+ * is refused here only when the refusal is that same depth error (a run of `not` words, say), which Ohm then gives
+ * whether its stack runs out or not; the parse itself stays bounded by maxTokens.
  */
 const MAX_NESTING = MAX_OPEN_PARENTHESES + 32;
 
 const VALUE_OPERATOR_SET: ReadonlySet<string> = new Set(VALUE_OPERATORS);
+
+/** A character a string literal may not hold. */
+const CONTROL = /[\x00-\x1f\x7f]/;
 
 /** One parse's state. Parsing is synchronous, so one module-level state per call is safe. */
 let text = '';
@@ -59,12 +69,19 @@ let tokens = 0;
 let nodes = 0;
 let open = 0;
 let nesting = 0;
+/** Whether the input nests past MAX_NESTING: then it is refused here only with the answer Ohm gives either way. */
+let deep = false;
+/** Whether a limit or scope rule is broken: the parse goes on to the end, then refusal.ts finds the first one. */
+let refused = false;
+/** Where each `and`/`or` keyword starts, in source order: a node-count refusal may point at one. */
+const keywords: number[] = [];
 /** Active quantifier variables, outermost first. */
 const scopes: string[] = [];
 
 /**
- * Parse a filter that is valid within `limits` into the AST Ohm would build, or return undefined when it is not
- * (or when this parser leaves it to Ohm). The caller has already checked maxFilterBytes.
+ * Parse a filter that is valid within `limits` into the AST Ohm would build; throw the error Ohm's build would throw
+ * for a well-formed filter that breaks a limit or scope rule; return undefined for anything else (a syntax error, or
+ * input this parser leaves to Ohm). The caller has already checked maxFilterBytes.
  */
 export function fastParseFilter(source: string, bounds: Limits): FilterNode | undefined {
   text = source;
@@ -75,20 +92,39 @@ export function fastParseFilter(source: string, bounds: Limits): FilterNode | un
   nodes = 0;
   open = 0;
   nesting = 0;
+  refused = false;
+  deep = false;
+  keywords.length = 0;
   scopes.length = 0;
+  let refusal: ListError | undefined;
   try {
     skipSpace();
     const node = disjunction();
     skipSpace();
     if (pos !== text.length) return undefined;
-    return depthOf(node, 0, undefined) > limits.maxExpressionDepth ? undefined : node;
+    if (!refused && !deep && depthOf(node, 0, undefined) <= limits.maxExpressionDepth) return node;
+    // Well-formed but refused: the first broken rule in build order, or Ohm when the walk finds none (never expected).
+    refusal = firstRefusal(node, loc, limits, keywords);
+    if (refusal === undefined || (deep && !asIfOutOfStack(refusal))) return undefined;
   } catch (error) {
     if (error === GIVE_UP || error instanceof RangeError) return undefined;
     throw error;
   } finally {
     text = '';
+    keywords.length = 0;
     scopes.length = 0;
   }
+  // Thrown out here, not inside the try: a throw caught and thrown again would cost as much as the walk.
+  throw refusal;
+}
+
+/**
+ * Whether a refusal of input nested past MAX_NESTING is also what Ohm answers when its recursion runs out of stack
+ * (parseWithOhm: a depth error at deepNestingIndex): Ohm may or may not run out, and both answers must be this one.
+ */
+function asIfOutOfStack(refusal: ListError): boolean {
+  const at = deepNestingIndex(text, limits.maxExpressionDepth);
+  return refusal.message === refusalMessage.depth(limits) && refusal.position?.offset === loc.position(at).offset;
 }
 
 // disjunction = conjunction (rsp kwOr rsp conjunction)*
@@ -216,9 +252,10 @@ function aggregateCall(start: number, path: Path): AggregateCall {
 
 // ident ":" rsp disjunction sp: the scoped predicate of a quantifier and of an aggregate's inner filter
 function scopedPredicate(): { variable: Ident; predicate: FilterNode } {
-  if (scopes.length >= limits.maxQuantifierDepth) throw GIVE_UP;
+  if (scopes.length >= limits.maxQuantifierDepth) refused = true;
   const variable = ident();
-  if (scopes.includes(variable.name) || text.charCodeAt(pos) !== 0x3a) throw GIVE_UP;
+  if (scopes.includes(variable.name)) refused = true;
+  if (text.charCodeAt(pos) !== 0x3a) throw GIVE_UP;
   token(pos + 1);
   requireSpace();
   scopes.push(variable.name);
@@ -300,7 +337,7 @@ function membership(start: number, path: Path, negated: boolean, opStart: number
     if (text.charCodeAt(pos) !== 0x2c) break;
     token(pos + 1);
     skipSpace();
-    if (values.length >= limits.maxInValues) throw GIVE_UP;
+    if (values.length >= limits.maxInValues) refused = true;
     values.push(literal());
   }
   closeParen();
@@ -325,22 +362,19 @@ function literal(): Literal {
 
 // string = "'" ("''" | ~("'" | "\x00".."\x1F" | "\x7F") any)* "'"
 function string(start: number): Literal {
-  let j = start + 1;
+  // The closing quote is the first `'` not doubled; the native searches keep a 4 KiB literal to microseconds.
+  let end = text.indexOf("'", start + 1);
   let doubled = false;
-  for (;;) {
-    if (j >= text.length) throw GIVE_UP;
-    const c = text.charCodeAt(j);
-    if (c === 0x27) {
-      if (text.charCodeAt(j + 1) !== 0x27) break;
-      doubled = true;
-      j += 2;
-    } else if (c < 0x20 || c === 0x7f) throw GIVE_UP;
-    else j++;
+  while (end >= 0 && text.charCodeAt(end + 1) === 0x27) {
+    doubled = true;
+    end = text.indexOf("'", end + 2);
   }
-  const raw = text.slice(start + 1, j);
+  if (end < 0) throw GIVE_UP;
+  const raw = text.slice(start + 1, end);
+  if (CONTROL.test(raw)) throw GIVE_UP;
   const value = doubled ? raw.replaceAll("''", "'") : raw;
-  if (exceedsBytes(value, limits.maxLiteralBytes)) throw GIVE_UP;
-  token(j + 1);
+  if (exceedsBytes(value, limits.maxLiteralBytes)) refused = true;
+  token(end + 1);
   return { kind: 'string', value, span: loc.span(start, pos) };
 }
 
@@ -379,12 +413,12 @@ function readPath(): Path {
     if (end === pos + 1 || KEYWORDS.has(word)) break;
     // aggregateStart: `count(` (…) after a "/" ends the path, so a field may still be named `count`.
     if (AGGREGATE_FUNCTIONS.has(word) && text.charCodeAt(end) === 0x28) break;
-    if (segments.length >= limits.maxPathDepth) throw GIVE_UP;
+    if (segments.length >= limits.maxPathDepth) refused = true;
     tokens++; // "/"
     pos++;
     segments.push(ident());
   }
-  if (scopes.length > 0 && (segments.length < 2 || !scopes.includes(segments[0]?.name ?? ''))) throw GIVE_UP;
+  if (scopes.length > 0 && (segments.length < 2 || !scopes.includes(segments[0]?.name ?? ''))) refused = true;
   return { segments, span: loc.span(start, pos) };
 }
 
@@ -406,13 +440,14 @@ function wordEnd(index: number): number {
   return j;
 }
 
-/** Consume `rsp word` when the whole word is there, else leave the position as it was. */
+/** Consume `rsp word` (`and`, `or`) when the whole word is there, else leave the position as it was. */
 function keywordAfterSpace(word: string): boolean {
   let j = pos;
   while (isSpace(text.charCodeAt(j))) j++;
   if (j === pos || !text.startsWith(word, j) || isIdentPart(text.charCodeAt(j + word.length))) return false;
   pos = j;
   token(j + word.length);
+  keywords.push(j);
   return true;
 }
 
@@ -428,7 +463,8 @@ function token(end: number): void {
 }
 
 function openParen(): void {
-  if (++open > MAX_OPEN_PARENTHESES || ++nesting > MAX_NESTING) throw GIVE_UP;
+  if (++open > MAX_OPEN_PARENTHESES) throw GIVE_UP;
+  if (++nesting > MAX_NESTING) deep = true;
   token(pos + 1);
 }
 
@@ -440,11 +476,11 @@ function closeParen(): void {
 }
 
 function enterLevel(): void {
-  if (++nesting > MAX_NESTING) throw GIVE_UP;
+  if (++nesting > MAX_NESTING) deep = true;
 }
 
 function countNode(): void {
-  if (++nodes > limits.maxNodes) throw GIVE_UP;
+  if (++nodes > limits.maxNodes) refused = true;
 }
 
 function skipSpace(): void {

@@ -11,6 +11,7 @@ import { lowerCaseKeyword, withHint, wordHint } from './habits.ts';
 import { isIdentPart, isSpace, KEYWORDS, showChar, showToken } from './keywords.ts';
 import { deepNestingIndex, type LexError, prescanFilter, readToken } from './lexer.ts';
 import { locatorFor } from './locator.ts';
+import { refusalMessage } from './refusal.ts';
 
 /**
  * Parse a `filter` value into its AST, enforcing every filter limit.
@@ -34,6 +35,11 @@ export function parseFilter(text: string, limits: Limits = DEFAULT_LIMITS): Filt
   return node;
 }
 
+/**
+ * The fast parser takes every valid filter and refuses every well-formed one that breaks a limit or scope rule (with
+ * the error Ohm's build would give); only text that is not well-formed (or nests past the fast parser's own bound)
+ * reaches Ohm, so a refusal of an over-limit filter costs one pass over it.
+ */
 function parseUncached(text: string, limits: Limits): FilterNode {
   return fastParseFilter(text, limits) ?? parseWithOhm(text, limits);
 }
@@ -48,8 +54,8 @@ export function parseWithOhm(text: string, limits: Limits): FilterNode {
   } catch (error) {
     // Ohm recurses once per nesting level; only a run of `not` words can nest that deep within the limits.
     if (error instanceof RangeError) {
-      const message = `filter nests deeper than ${limits.maxExpressionDepth} levels`;
-      throw errorAt('limit_exceeded', message, 'filter', text, deepNestingIndex(text, limits.maxExpressionDepth));
+      const at = deepNestingIndex(text, limits.maxExpressionDepth);
+      throw errorAt('limit_exceeded', refusalMessage.depth(limits), 'filter', text, at);
     }
     throw error;
   }
