@@ -14,6 +14,12 @@ export interface StatementGuard {
    * document's fields): each statement gets at most the time left, and none starts after it has passed.
    */
   readonly deadline?: Deadline | undefined;
+  /**
+   * The guard of one page of a pages()/items() walk (set by renewDeadline() only): on PostgreSQL the page's own
+   * statement, the first under this guard, may be read past pg's Query, alone on a pooled connection, under the same
+   * bounds.
+   */
+  readonly walk?: boolean | undefined;
 }
 
 /** When a request's time runs out: a `performance.now()` instant, and the request timeout it was counted with. */
@@ -85,12 +91,15 @@ function milliseconds(value: number | undefined, name: string): number | undefin
   return value;
 }
 
-/** The guard with its deadline counted again from now: each page of a pages()/items() walk gets the whole time. */
+/**
+ * The guard of one page of a pages()/items() walk: its deadline counted again from now (each page gets the whole
+ * time), and marked `walk`.
+ */
 export function renewDeadline(guard: StatementGuard): StatementGuard {
   const { deadline } = guard;
   return deadline
-    ? { ...guard, deadline: { at: performance.now() + deadline.timeout, timeout: deadline.timeout } }
-    : guard;
+    ? { ...guard, walk: true, deadline: { at: performance.now() + deadline.timeout, timeout: deadline.timeout } }
+    : { ...guard, walk: true };
 }
 
 /** How long one statement may run now, and whether the request's deadline (not the statement timeout) set it. */

@@ -2,6 +2,7 @@ import type { CompiledQuery, DatabaseConnection, Kysely, QueryResult } from 'kys
 import { queryTimeout } from '../../errors.ts';
 import { type StatementGuard, type StatementLimit, type StatementRun, timedOut } from '../statement.ts';
 import { cancelOwnSocket, type PgPool, sessionPid } from './cancel.ts';
+import { directClient, readDirect } from './walk-read.ts';
 
 /** PostgreSQL's SQLSTATE for a statement cancelled by statement_timeout or by pg_cancel_backend. */
 export const QUERY_CANCELED = '57014';
@@ -22,12 +23,16 @@ export const clientLimitWatchers = new Set<(sql: string, milliseconds: number) =
  * One promise and the caller's signal's one listener: no AbortController, no promise racing the statement, and the
  * connection taken from the pool's executor itself (Kysely's `connection().execute()` would build a Kysely, an
  * executor and a connection provider around every statement), so that a time limit costs little beside the statement.
+ *
+ * `direct`: the statement is a page of a pages()/items() walk on a pool whose clients talk to PostgreSQL itself, so
+ * its rows may be read past pg's Query (walk-read.ts), under the same abort, limit and cancel.
  */
 export function runAlone(
   statement: StatementRun,
   guard: StatementGuard,
   limit: StatementLimit,
   kept: number | undefined,
+  direct = false,
 ): Promise<QueryResult<unknown>> {
   const { signal, deadline } = guard;
   if (signal?.aborted) return Promise.reject(signal.reason);
@@ -61,7 +66,9 @@ export function runAlone(
       : undefined;
     timer?.unref?.();
     executor
-      .provideConnection((connection) => onConnection(statement, guard, limit, kept, executor, connection, caller))
+      .provideConnection((connection) =>
+        onConnection(statement, guard, limit, kept, executor, connection, caller, direct),
+      )
       // Acquiring the connection or reading its backend's pid failed.
       .catch((err: unknown) => caller.answer(true, err));
   });
@@ -88,9 +95,13 @@ async function onConnection(
   executor: Executor,
   connection: DatabaseConnection,
   caller: Caller,
+  direct: boolean,
 ): Promise<void> {
   if (caller.answered) return;
   const pid = await sessionPid(connection);
+  // A Kysely plugin may change the statement or its rows: only the executor applies it.
+  const client =
+    direct && executor.plugins.length === 0 ? await directClient(statement.nativeClient, connection, pid) : undefined;
   if (caller.answered) return;
   let cancelling: Promise<void> | undefined;
   const stop = () => {
@@ -108,7 +119,8 @@ async function onConnection(
     if (!limit.byDeadline) clock = setTimeout(stop, kept);
   }
   try {
-    caller.answer(false, await send(executor, connection, statement.compiled));
+    const read = client && readDirect(client, statement.compiled);
+    caller.answer(false, await (read ?? send(executor, connection, statement.compiled)));
   } catch (err) {
     // Stopped by the client's timer, or by a statement_timeout of the server (the role's).
     const cancelled = limit.timeout !== undefined && (err as { code?: unknown }).code === QUERY_CANCELED;

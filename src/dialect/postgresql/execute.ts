@@ -50,14 +50,18 @@ async function postgresQuery(statement: StatementRun, guard: StatementGuard): Pr
   const { settings } = guard;
   const limit = statementLimit(guard);
   const { timeout } = limit;
-  if (timeout === undefined && guard.signal === undefined && settings === undefined)
-    return client.executeQuery(compiled);
+  const bare = timeout === undefined && guard.signal === undefined && settings === undefined;
+  // A walk's page alone on a pooled connection may be read past pg's Query (runAlone), with or without limits.
+  const walk = !client.isTransaction && settings === undefined && walkPage(guard);
+  if (bare && !walk) return client.executeQuery(compiled);
   // The client keeps the limit unless pgSettings need a transaction anyway (then `set local` is free) or the pool
   // cannot cancel on a socket of its own (not pg's, or behind a pooler such as PgBouncer).
-  const onClient = timeout !== undefined && settings === undefined && (await cancelsOnOwnSocket(statement));
+  const ownSocket = (timeout !== undefined || walk) && settings === undefined && (await cancelsOnOwnSocket(statement));
+  if (bare && !ownSocket) return client.executeQuery(compiled);
+  const onClient = timeout !== undefined && ownSocket;
   // One statement, one round trip (the backend's pid for a cancel is read once per pooled connection).
   if (!client.isTransaction && settings === undefined && (timeout === undefined || onClient))
-    return runAlone(statement, guard, limit, onClient ? milliseconds(timeout) : undefined);
+    return runAlone(statement, guard, limit, onClient ? milliseconds(timeout) : undefined, walk && ownSocket);
   const watch = watchDeadline(guard);
   const { signal } = watch;
   const bounds: Bounds = { guard, limit, signal, kept: onClient ? milliseconds(timeout) : undefined };
@@ -81,6 +85,20 @@ async function postgresQuery(statement: StatementRun, guard: StatementGuard): Pr
   // The backend's pid (for a cancel) is read before `begin`, so the transaction holds only the statement's own work.
   else pending = inOwnTransaction(root, timeout, settings, run, signal && backendPid);
   return answerAtAbort(pending, signal).finally(() => watch.done());
+}
+
+/** The guards of walk pages whose page statement has run (or gone to pg's Query). */
+const walkPagesRun = new WeakSet<StatementGuard>();
+
+/**
+ * Whether the statement is a walk's page: the first statement run under a guard marked `walk` (each page's guard is
+ * its own, renewDeadline()). The nested selections' levels that follow it run under the same guard and keep pg's
+ * Query.
+ */
+function walkPage(guard: StatementGuard): boolean {
+  if (guard.walk !== true || walkPagesRun.has(guard)) return false;
+  walkPagesRun.add(guard);
+  return true;
 }
 
 /** Until when a statement's connection must serve nothing else: the delivery of a cancel sent for it. */
