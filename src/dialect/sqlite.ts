@@ -1,5 +1,6 @@
 import type { QueryResult } from 'kysely';
 import { mapFor, setNewest } from '../bounded-map.ts';
+import { arrayRows, asksArrayRows } from './array-rows.ts';
 import { defineDialect } from './base.ts';
 import { escapeGlob } from './pattern.ts';
 import { type StatementRun, statementLimit } from './statement.ts';
@@ -11,6 +12,9 @@ interface NativeDatabase {
 interface NativeStatement {
   readonly reader: boolean;
   all(params: readonly unknown[]): unknown[];
+  /** Rows as arrays of their column values (true) or as objects (false), for this statement object. */
+  raw?(toggle: boolean): unknown;
+  columns?(): readonly { readonly name: string }[];
 }
 
 /** Prepared statements kept per database, least recently used closed first (better-sqlite3 finalizes on collection). */
@@ -64,14 +68,36 @@ async function executeSqlite(run: StatementRun): Promise<QueryResult<unknown>> {
     const statement = native && prepared(native, compiled.sql);
     return statement?.reader ? statement : undefined;
   };
+  const arrays = asksArrayRows(guard);
   const onConnection = async (db: typeof client): Promise<QueryResult<unknown>> => {
     const reader = await turn();
-    return reader ? { rows: reader.all(compiled.parameters) } : db.executeQuery(compiled);
+    return reader ? { rows: readRows(reader, compiled.parameters, arrays) } : db.executeQuery(compiled);
   };
   if (client.isTransaction) return onConnection(client);
   if (native === undefined) return client.connection().execute(onConnection);
   const reader = await turn();
-  return reader ? { rows: reader.all(compiled.parameters) } : client.executeQuery(compiled);
+  return reader ? { rows: readRows(reader, compiled.parameters, arrays) } : client.executeQuery(compiled);
+}
+
+/**
+ * A reader's rows: as arrays where the caller asked for them (array-rows.ts), the statement switched to raw mode for
+ * this one synchronous call and back (statements are shared by SQL text with callers that read objects), its column
+ * names read after the run (a statement prepared again after a schema change may have others); else as objects.
+ */
+function readRows(statement: NativeStatement, params: readonly unknown[], arrays: boolean): unknown[] {
+  if (!arrays || typeof statement.raw !== 'function' || typeof statement.columns !== 'function')
+    return statement.all(params);
+  statement.raw(true);
+  let rows: unknown[];
+  try {
+    rows = statement.all(params);
+  } finally {
+    statement.raw(false);
+  }
+  return arrayRows(
+    rows,
+    statement.columns().map((c) => c.name),
+  );
 }
 
 /** The better-sqlite3 database behind a connection's Kysely (one per Kysely: MikroORM makes both on connect). */

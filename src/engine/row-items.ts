@@ -1,3 +1,4 @@
+import { objectRow } from '../dialect/array-rows.ts';
 import type { CursorKey } from '../keyset/cursor-plan.ts';
 import { dropKeys } from '../keyset/key-columns.ts';
 import { type AnyQueryBuilder, isCompiledBuilder } from '../orm/query-builder.ts';
@@ -17,19 +18,27 @@ export function readsDriverRows<C extends ListContext>(scope: Scope<C>, qb: AnyQ
 
 /**
  * The items of a page's rows (key columns already taken): from driver rows by the row writer, or, where it declines
- * (and for mapped rows), as before: the item writer, else hydration and serialize() in a throw-away fork.
+ * (and for mapped rows), as before: the item writer, else hydration and serialize() in a throw-away fork. `columns`:
+ * the driver's rows are arrays of these columns (dialect/array-rows.ts), made objects only where the writer declines.
  */
 export function pageItems<C extends ListContext>(
   scope: Scope<C>,
   rows: readonly Item[],
   keys: readonly CursorKey[],
   driverRows: boolean,
+  columns?: readonly string[],
 ): Item[] {
   let mapped = rows;
-  if (driverRows) {
-    const items = scope.rowWriter?.(rows);
+  if (driverRows && columns) {
+    const arrays = rows as unknown as readonly (readonly unknown[])[];
+    const items = scope.rowWriter?.arrays(arrays, columns);
     if (items) return items;
-    mapped = mapDriverRows(scope.em, scope.bound.meta, rows);
+    mapped = arrays.map((row) => objectRow(row, columns));
+  }
+  if (driverRows) {
+    const items = scope.rowWriter?.(mapped);
+    if (items) return items;
+    mapped = mapDriverRows(scope.em, scope.bound.meta, mapped);
   }
   // The item writer reads entity properties only; hydration gets rows without the key columns.
   return (

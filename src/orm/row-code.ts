@@ -1,7 +1,10 @@
 import { distinctIds } from './distinct-ids.ts';
 import type { Row } from './item-writer.ts';
 
-/** Items of one page of driver rows, or undefined when a row holds something only the mapped path can answer. */
+/**
+ * Items of one page of driver rows (objects, or arrays where the layout reads columns by position), or undefined when
+ * a row holds something only the mapped path can answer.
+ */
 export type PageWriter = (rows: readonly Row[]) => Row[] | undefined;
 
 /** One field of a row layout, as the row loop reads, converts, checks and writes it. */
@@ -10,6 +13,11 @@ export interface LayoutStep {
   readonly column: string;
   /** A composite foreign key's columns, in the order of the array the result mapper builds. */
   readonly composite: readonly string[] | undefined;
+  /**
+   * Rows as arrays: the position of `column` in a row, and of each of `composite`'s columns (arrays' positions are
+   * written into the code as numbers, never names). Undefined: rows are objects, read by column name.
+   */
+  readonly at?: { readonly column: number; readonly composite: readonly number[] | undefined } | undefined;
   readonly key: string;
   /** Written to the item (hidden and `_`-prefixed properties are only checked). */
   readonly visible: boolean;
@@ -98,14 +106,14 @@ function readCode(s: LayoutStep, i: number, pass: (prefix: string, i: number, va
   if (s.composite) {
     const parts = s.composite.map((_, j) => `p${i}_${j}`);
     return [
-      ...s.composite.map((c, j) => `const ${parts[j]} = row[${JSON.stringify(c)}];`),
+      ...s.composite.map((c, j) => `const ${parts[j]} = row[${cell(c, s.at?.composite?.[j])}];`),
       `if (${parts.map((p) => `${p} === undefined`).join(' || ')}) return undefined;`,
       `let m${i} = null;`,
       `if (${parts.map((p) => `${p} !== null`).join(' && ')}) m${i} = [${parts.join(', ')}];`,
       `else if (${parts.map((p) => `${p} !== null`).join(' || ')}) return undefined;`,
     ];
   }
-  const lines = [`let m${i} = row[${JSON.stringify(s.column)}];`, `if (m${i} === undefined) return undefined;`];
+  const lines = [`let m${i} = row[${cell(s.column, s.at?.column)}];`, `if (m${i} === undefined) return undefined;`];
   if (s.pre === 'boolean') lines.push(`if (m${i} !== null) m${i} = !!m${i};`);
   else if (s.pre) {
     const parse = `{ m${i} = ${pass('parse', i, s.pre.parse)}(m${i}); if (m${i} === MISS) return undefined; }`;
@@ -120,6 +128,13 @@ function readCode(s: LayoutStep, i: number, pass: (prefix: string, i: number, va
       );
   }
   return lines;
+}
+
+/** The code reading a column of a row: its position in an array row (a whole number), else its name as a literal. */
+function cell(column: string, at: number | undefined): string {
+  if (at === undefined) return JSON.stringify(column);
+  if (!Number.isSafeInteger(at) || at < 0) throw new Error('listql: a column position is not a whole number');
+  return String(at);
 }
 
 /**
@@ -181,19 +196,22 @@ function mappedValue(row: Row, s: LayoutStep, miss: symbol): unknown {
     let nulls = 0;
     const parts: unknown[] = new Array(s.composite.length);
     for (let j = 0; j < s.composite.length; j++) {
-      const v = row[s.composite[j]!];
+      const v = (row as CellRow)[s.at?.composite?.[j] ?? s.composite[j]!];
       if (v === undefined) return miss;
       if (v === null) nulls++;
       parts[j] = v;
     }
     return nulls === 0 ? parts : nulls === parts.length ? null : miss;
   }
-  const v = row[s.column];
+  const v = (row as CellRow)[s.at?.column ?? s.column];
   if (v === undefined) return miss;
   if (v === null || s.pre === undefined) return v;
   if (s.pre === 'boolean') return !!v;
   return v instanceof Date ? v : s.pre.parse(v);
 }
+
+/** A row read by name (an object) or by position (an array). */
+type CellRow = Readonly<Record<string | number, unknown>>;
 
 function identity(mapped: readonly unknown[], pks: readonly number[]): unknown {
   let id = '';

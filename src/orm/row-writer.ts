@@ -6,6 +6,7 @@ import {
   Platform,
   ReferenceKind,
 } from '@mikro-orm/core';
+import { setBounded } from '../bounded-map.ts';
 import { dialectFor } from '../dialect/index.ts';
 import { utcDateText, zonedDateText } from './date-text.ts';
 import { collectFields, type Field, MISS, needsHydration, type Row, stepOf } from './item-writer.ts';
@@ -29,6 +30,8 @@ import { generatedWriter, interpretedWriter, type LayoutStep, type PageWriter } 
 export interface RowWriter {
   /** The writer of rows with `row`'s columns (its `key` names the layout), or undefined: map such rows first. */
   layout(row: Row): RowLayout | undefined;
+  /** The writer of rows read as arrays of these columns (a repeated name: its last one), or undefined: make objects. */
+  arrayLayout?(columns: readonly string[]): RowLayout | undefined;
 }
 
 /** The items of pages of one layout; `undefined` for a page holding something only the mapped path can answer. */
@@ -46,6 +49,7 @@ interface ColumnField {
   readonly pre: LayoutStep['pre'];
 }
 
+// size: the two kinds of layouts (rows as objects, rows as arrays) share the entity's fields, checks and compile.
 /**
  * Compile the row writer of an entity, or undefined where the item writer needs hydration (compileItemWriter()).
  * `generate: false` interprets every layout (what a runtime without code generation gets; tests compare both).
@@ -65,15 +69,18 @@ export function compileRowWriter(
   const read = columns as ColumnField[];
   const forbidden = forbiddenColumns(meta, read, absent);
   const layouts = new Map<string, RowLayout | null>();
+  const arrayLayouts = new Map<string, RowLayout | null>();
   const generate = options.generate !== false;
 
-  const compile = (present: readonly ColumnField[]): RowLayout | null => {
-    const steps = present.map((c) => layoutStep(c, platform));
+  // `at`: rows are arrays, each column at its position there.
+  const compile = (present: readonly ColumnField[], at?: ReadonlyMap<string, number>): RowLayout | null => {
+    const steps = present.map((c) => layoutStep(c, platform, at));
     const pks = meta.primaryKeys.map((pk) => present.findIndex((c) => c.field.name === pk));
     // em.map() refuses a row without its primary key: such rows are hydration's to refuse.
     if (pks.some((i) => i < 0)) return null;
     const write = (generate && generatedWriter(steps, pks, MISS)) || interpretedWriter(steps, pks, MISS);
-    return { key: present.map((c) => c.field.name).join(','), write: guarded(write) };
+    const key = present.map((c) => c.field.name).join(',');
+    return { key: at ? `${key}@${steps.map((s) => s.at!.column).join(',')}` : key, write: guarded(write) };
   };
   // onInit hooks and subscribers see (and may change) hydrated entities; only hydration can honour them.
   const guarded = (write: PageWriter): PageWriter => {
@@ -96,6 +103,20 @@ export function compileRowWriter(
       }
       return layout ?? undefined;
     },
+    arrayLayout(columns) {
+      const key = columns.join('\u0000');
+      let layout = arrayLayouts.get(key);
+      if (layout === undefined) {
+        const at = new Map(columns.map((name, i) => [name, i]));
+        const present = read.map((c) => presence(at, c.columns)).join('');
+        const refused = present.includes('~') || columns.some((name) => forbidden.has(name));
+        const fields = read.filter((_, i) => present[i] === '1');
+        layout = refused ? null : compile(fields, at);
+        // The engine's own statements' column lists: few, the oldest forgotten past 64.
+        setBounded(arrayLayouts, key, layout, 64);
+      }
+      return layout ?? undefined;
+    },
   };
 }
 
@@ -109,9 +130,9 @@ export function mapDriverRows(em: EntityManager, meta: EntityMetadata, rows: rea
 }
 
 /** '1': every column of the field is in the row; '0': none is; '~': some are (the mapper would pass them through). */
-function presence(row: Row, columns: readonly string[]): string {
+function presence(row: Row | ReadonlyMap<string, number>, columns: readonly string[]): string {
   let seen = 0;
-  for (const c of columns) if (c in row) seen++;
+  for (const c of columns) if (row instanceof Map ? row.has(c) : c in row) seen++;
   return seen === 0 ? '0' : seen === columns.length ? '1' : '~';
 }
 
@@ -202,7 +223,7 @@ function readsZonedText(platform: Platform): boolean {
  * is: a plain reference key (a number or a string, kept as it is: referenceWriter() without a normalizer), and a
  * checked Date (what scalarWriter() gives back unchanged without a custom type, serializer or normalizer).
  */
-function layoutStep(c: ColumnField, platform: Platform): LayoutStep {
+function layoutStep(c: ColumnField, platform: Platform, at: ReadonlyMap<string, number> | undefined): LayoutStep {
   const step = stepOf(c.field);
   const { prop } = c.field;
   const plain = platform.normalizePrimaryKey === Platform.prototype.normalizePrimaryKey;
@@ -216,6 +237,7 @@ function layoutStep(c: ColumnField, platform: Platform): LayoutStep {
   return {
     column: c.columns[0]!,
     composite: c.composite,
+    at: at && { column: at.get(c.columns[0]!)!, composite: c.composite?.map((name) => at.get(name)!) },
     key: step.key,
     visible: step.visible,
     pre: c.pre,

@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { EntityMetadata } from '@mikro-orm/core';
+import { objectRow } from '../dialect/array-rows.ts';
 import type { ItemWriter, Row } from './item-writer.ts';
-import type { RowWriter } from './row-writer.ts';
+import type { RowLayout, RowWriter } from './row-writer.ts';
 
 /** Where a checked item writer stands: not yet compared with serialize(), agreeing with it, or set aside. */
 export type WriterState = 'unchecked' | 'trusted' | 'declined';
@@ -44,6 +45,8 @@ export function checkedItemWriter(writer: ItemWriter, reference: (rows: readonly
 export interface CheckedRowWriter {
   /** Items of a page of driver rows, or undefined: map the rows and take the mapped path. */
   (rows: readonly Row[]): Row[] | undefined;
+  /** Items of a page of rows read as arrays of `columns`, or undefined: make the rows objects and call the writer. */
+  readonly arrays: (rows: readonly (readonly unknown[])[], columns: readonly string[]) => Row[] | undefined;
   /** Where each layout seen so far stands, by layout key (for tests and diagnostics). */
   readonly states: ReadonlyMap<string, WriterState>;
 }
@@ -56,20 +59,26 @@ export interface CheckedRowWriter {
  */
 export function checkedRowWriter(writer: RowWriter, reference: (rows: readonly Row[]) => Row[]): CheckedRowWriter {
   const states = new Map<string, WriterState>();
-  const write = (rows: readonly Row[]): Row[] | undefined => {
-    if (rows.length === 0) return [];
-    const layout = writer.layout(rows[0]!);
+  // `objects`: the rows as the reference reads them (arrays made objects).
+  const checked = (layout: RowLayout | undefined, rows: readonly Row[], objects: () => readonly Row[]) => {
     if (!layout) return undefined;
     const state = states.get(layout.key);
     if (state === 'declined') return undefined;
     const items = layout.write(rows);
     if (state === 'trusted' || items === undefined) return items;
     // The writer reads the rows without changing them: the reference maps the same rows.
-    const expected = reference(rows);
+    const expected = reference(objects());
     const agrees = sameItems(items, expected);
     states.set(layout.key, agrees ? 'trusted' : 'declined');
     return agrees ? items : expected;
   };
+  const write = (rows: readonly Row[]): Row[] | undefined =>
+    rows.length === 0 ? [] : checked(writer.layout(rows[0]!), rows, () => rows);
+  const arrays: CheckedRowWriter['arrays'] = (rows, columns) =>
+    rows.length === 0
+      ? []
+      : checked(writer.arrayLayout?.(columns), rows as unknown as Row[], () => rows.map((r) => objectRow(r, columns)));
+  Object.defineProperty(write, 'arrays', { value: arrays, enumerable: true });
   return Object.defineProperty(write, 'states', { value: states, enumerable: true }) as CheckedRowWriter;
 }
 

@@ -1,3 +1,4 @@
+import { arrayRowColumns, arrayRowsGuard, objectRow } from '../../dialect/array-rows.ts';
 import type { StatementGuard } from '../../dialect/index.ts';
 import { turnPage } from '../../keyset/backward.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
@@ -66,22 +67,20 @@ export async function fetchPage<C extends ListContext>(
   await checkPlan(scope.settings, qb, guard);
   // Rows straight from the driver where the row writer can write them (row-items.ts).
   const driverRows = readsDriverRows(scope, qb);
-  // Rows only the row writer reads: a dialect may give their UTC date columns as Dates (MySQL/MariaDB, from bytes).
-  const { writerDatesGuard, inProcess } = scope.keys.dialect;
-  const sent =
-    driverRows && !tree && writerDatesGuard
-      ? writerDatesGuard(guard, utcDateColumns(scope.em, scope.bound.meta))
-      : guard;
+  const sent = driverRows && !tree ? writerGuard(scope, guard) : guard;
+  const { inProcess } = scope.keys.dialect;
   const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, sent, !driverRows), inProcess);
+  // Rows read as arrays (dialect/array-rows.ts): the rows whose keys a cursor needs are made objects for takeKeys().
+  const columns = arrayRowColumns(rows);
+  const keysOf = (row: Item) => takeKeys(columns ? objectRow(row as unknown as unknown[], columns) : row, keys);
 
   const { rows: pageRows, hasPrevious, hasNext, hasMore } = turnPage(rows, paging, after !== undefined, backward);
   const ends = options.cursors === 'ends';
-  const rowKeys =
-    options.cursors === true || pageRows.length === 1 ? pageRows.map((row) => takeKeys(row, keys)) : undefined;
+  const rowKeys = options.cursors === true || pageRows.length === 1 ? pageRows.map(keysOf) : undefined;
   const first = pageRows[0];
   const last = pageRows.at(-1);
-  const firstKeys = first && (hasPrevious || ends) ? (rowKeys?.[0] ?? takeKeys(first, keys)) : undefined;
-  const lastKeys = last && (hasNext || ends) ? (rowKeys?.at(-1) ?? takeKeys(last, keys)) : undefined;
+  const firstKeys = first && (hasPrevious || ends) ? (rowKeys?.[0] ?? keysOf(first)) : undefined;
+  const lastKeys = last && (hasNext || ends) ? (rowKeys?.at(-1) ?? keysOf(last)) : undefined;
   const prevKeys = hasPrevious ? firstKeys : undefined;
   const nextKeys = hasNext ? lastKeys : undefined;
   const nextCursor = nextKeys && cursorAfter(plan, nextKeys);
@@ -94,7 +93,7 @@ export async function fetchPage<C extends ListContext>(
         : undefined;
   // Nested selections: each row's link values, taken out before its item is written.
   const links = tree ? pageRows.map((row) => takeTreeLinks(row, tree)) : undefined;
-  const items = pageItems(scope, pageRows, keys, driverRows);
+  const items = pageItems(scope, pageRows, keys, driverRows, columns);
   const data: PageData = {
     items,
     hasMore,
@@ -103,4 +102,16 @@ export async function fetchPage<C extends ListContext>(
   };
   if (links) return { ...data, ...(cursors ? { cursors } : {}), links };
   return cursors ? { ...data, cursors } : data;
+}
+
+/**
+ * The guard of a statement whose rows only the row writer reads: a dialect may give their UTC date columns as Dates
+ * (MySQL/MariaDB, from bytes), and may read them as arrays (SQLite) where the row writer reads those and no global
+ * result cache could hand one reader's rows to another.
+ */
+function writerGuard<C extends ListContext>(scope: Scope<C>, guard: StatementGuard): StatementGuard {
+  const { writerDatesGuard } = scope.keys.dialect;
+  const own = writerDatesGuard ? writerDatesGuard(guard, utcDateColumns(scope.em, scope.bound.meta)) : guard;
+  if (scope.em.config.get('resultCache')?.global) return own;
+  return arrayRowsGuard(own, own !== guard);
 }
