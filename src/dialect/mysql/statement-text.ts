@@ -73,7 +73,7 @@ export function statementText(sql: string, timeout: number | undefined, mariaDb:
 
 /**
  * A MariaDB statement with its settings (`SET STATEMENT … FOR`, in the same round trip): its time limit, and index
- * merge turned off when its only `or` operators are its keyset predicate's (statement-text.ts). `timeout` is the
+ * merge turned off when its only `or` operators are its keyset predicate's (onlyKeysetOr). `timeout` is the
  * server's setting, never client input.
  */
 function mariaDbStatement(sql: string, timeout: number | undefined): string {
