@@ -34,6 +34,36 @@ export function microsPerCall(fn: () => unknown, runs = 30, batch = 200): Sample
 }
 
 /**
+ * Run `fn` for about `ms` milliseconds (at most `max` calls) before it is timed: the per-call figures are a running
+ * server's, not those of its first calls, which V8 runs while it is still compiling the path (a few thousand calls on
+ * a busy 2-core machine). Where the first calls matter, the bench prints them apart as a report line.
+ */
+export function warmUp(fn: () => unknown, ms = 400, max = Number.POSITIVE_INFINITY): number {
+  const until = performance.now() + ms;
+  let calls = 0;
+  while (calls < max && (calls % 16 !== 0 || performance.now() < until)) {
+    fn();
+    calls++;
+  }
+  return calls;
+}
+
+/** warmUp() for an async call: each call is awaited before the next. */
+export async function warmUpAsync(
+  fn: () => Promise<unknown>,
+  ms = 400,
+  max = Number.POSITIVE_INFINITY,
+): Promise<number> {
+  const until = performance.now() + ms;
+  let calls = 0;
+  while (calls < max && (calls % 16 !== 0 || performance.now() < until)) {
+    await fn();
+    calls++;
+  }
+  return calls;
+}
+
+/**
  * Time two async operations side by side, alternating A and B in every round so machine noise hits both alike.
  * Returns both samples (milliseconds per call) and the per-round ratio A/B.
  */
