@@ -1,4 +1,4 @@
-import { RawQueryFragment } from '@mikro-orm/core';
+import { ALIAS_REPLACEMENT, RawQueryFragment } from '@mikro-orm/core';
 import { builderKey } from './qb-state.ts';
 import type { AnyQueryBuilder } from './query-builder.ts';
 import { type Copier, copierOf, reach, sameShape } from './state-copy.ts';
@@ -100,18 +100,32 @@ export function snapshotOf(
 
 /**
  * A fresh builder on `base` (its EntityManager, context, connection type and abort options, as clone() takes them)
- * with a copy of the snapshot's state, `filterParams` the filter's values.
+ * with a copy of the snapshot's state, `filterParams` the filter's values. With `filterSql`, the filter's fragment
+ * holds that text instead of the one the snapshot was taken with: the state MikroORM builds for `andWhere(sql)`
+ * holds the text only in that fragment, so another filter's state differs from it there alone, when MikroORM leaves
+ * the text as it is (filterSqlCopyable()).
  */
 export function builderOf<Q extends AnyQueryBuilder>(
   base: Q,
   snapshot: StateSnapshot,
   filterParams: readonly unknown[],
+  filterSql?: string,
 ): Q {
   const qb = base.clone(true) as Q;
   const target = stateOf(qb);
+  const sql = filterSql === undefined ? undefined : `(${filterSql})`;
   for (const name of snapshot.absent) delete target[name];
-  for (const [name, copy] of snapshot.delta) target[name] = copy(filterParams);
+  for (const [name, copy] of snapshot.delta) target[name] = copy(filterParams, sql);
   return qb;
+}
+
+/**
+ * Whether MikroORM keeps a filter's text as it is when the filter is ANDed in as a string: it rewrites only the
+ * alias placeholder (`[::alias::]`, which a formula may hold), so a text without it may take another's place in a
+ * snapshot (builderOf()).
+ */
+export function filterSqlCopyable(sql: string): boolean {
+  return !sql.includes(ALIAS_REPLACEMENT);
 }
 
 function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {

@@ -8,8 +8,11 @@ import { RawQueryFragment } from '@mikro-orm/core';
 
 type Members = Record<PropertyKey, unknown>;
 
-/** Makes one copy per call; `params` are the values of the filter's raw fragment (see copierOf). */
-export type Copier = (params: readonly unknown[]) => unknown;
+/**
+ * Makes one copy per call; `params` are the values of the filter's raw fragment (see copierOf), `sql` its text when
+ * it differs from the one the state was planned with (see builderOf).
+ */
+export type Copier = (params: readonly unknown[], sql?: string) => unknown;
 
 export function isPlainObject(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
@@ -71,7 +74,7 @@ export function reach(value: unknown, objects: Set<object>, symbols: symbol[]): 
 
 /**
  * A copier of `value`, which reach() accepted. Raw-fragment keys: `filter` gets a fresh fragment with the call's
- * params; a fragment with values of its own a fresh one with them; one without values (an order term) is shared, as
+ * params (and the call's SQL, when given); a fragment with values of its own a fresh one with them; one without values (an order term) is shared, as
  * MikroORM's clone() shares every fragment.
  */
 export function copierOf(value: unknown, filter: symbol | undefined): Copier {
@@ -83,9 +86,11 @@ export function copierOf(value: unknown, filter: symbol | undefined): Copier {
   }
   if (kind === 'array' || kind === 'set' || kind === 'map') {
     const items = [...(value as unknown[])].map((item) => copierOf(item, filter));
-    const copyItems = (params: readonly unknown[]) => items.map((item) => item(params));
+    const copyItems = (params: readonly unknown[], sql?: string) => items.map((item) => item(params, sql));
     if (kind === 'array') return copyItems;
-    return kind === 'set' ? (p) => new Set(copyItems(p)) : (p) => new Map(copyItems(p) as [unknown, unknown][]);
+    return kind === 'set'
+      ? (p, sql) => new Set(copyItems(p, sql))
+      : (p, sql) => new Map(copyItems(p, sql) as [unknown, unknown][]);
   }
   if (kind !== 'plain') return () => value;
   const keys = Object.keys(value);
@@ -94,20 +99,20 @@ export function copierOf(value: unknown, filter: symbol | undefined): Copier {
   const keysOf = symbols.map((symbol) => keyCopier(symbol, filter));
   const symbolValues = symbols.map((symbol) => copierOf((value as Members)[symbol], filter));
   const bare = Object.getPrototypeOf(value) === null;
-  return (params) => {
+  return (params, sql) => {
     const out: Members = bare ? Object.create(null) : {};
-    for (let i = 0; i < keys.length; i++) out[keys[i] as string] = (values[i] as Copier)(params);
+    for (let i = 0; i < keys.length; i++) out[keys[i] as string] = (values[i] as Copier)(params, sql);
     for (let i = 0; i < symbols.length; i++)
-      out[(keysOf[i] as KeyCopier)(params)] = (symbolValues[i] as Copier)(params);
+      out[(keysOf[i] as KeyCopier)(params, sql)] = (symbolValues[i] as Copier)(params, sql);
     return out;
   };
 }
 
-type KeyCopier = (params: readonly unknown[]) => symbol;
+type KeyCopier = (params: readonly unknown[], sql?: string) => symbol;
 
 function keyCopier(symbol: symbol, filter: symbol | undefined): KeyCopier {
   const { sql, params: own } = RawQueryFragment.getKnownFragment(symbol) as RawQueryFragment;
-  if (symbol === filter) return (params) => new RawQueryFragment(sql, [...params]).key;
+  if (symbol === filter) return (params, text) => new RawQueryFragment(text ?? sql, [...params]).key;
   return own.length === 0 ? () => symbol : () => new RawQueryFragment(sql, [...own]).key;
 }
 

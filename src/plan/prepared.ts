@@ -1,6 +1,6 @@
 import type { QueryOrder } from '@mikro-orm/sql';
 import { mapFor, setNewest } from '../bounded-map.ts';
-import { builderOf, type StateSnapshot, snapshotOf } from '../orm/qb-snapshot.ts';
+import { builderOf, filterSqlCopyable, type StateSnapshot, snapshotOf } from '../orm/qb-snapshot.ts';
 import type { AnyQueryBuilder } from '../orm/query-builder.ts';
 import type { SqlFragment } from './fragment.ts';
 
@@ -17,6 +17,14 @@ const MAX_ENTRIES = 512;
 
 /** One map per entity metadata, so that two ORMs (two dialects) with entities of the same names never share. */
 const caches = new WeakMap<object, Map<string, StateSnapshot | typeof ONCE | null>>();
+
+/**
+ * The states kept by base and order alone, whatever the filter: a filter's text is held in one raw fragment of the
+ * state only, so the state of one filter serves another with the same base and order, that fragment's text and
+ * values replaced (builderOf()). Under a stream of shapes never seen before, each shape is then a copy, not a plan
+ * through MikroORM (its where and order processing, and its generic deep copy of the base).
+ */
+const frames = new WeakMap<object, Map<string, StateSnapshot | typeof ONCE | null>>();
 
 /** A shape planned once so far. */
 const ONCE = 1;
@@ -44,12 +52,23 @@ export function shapedBuilder<Q extends AnyQueryBuilder>(
     hits++;
     return builderOf(base, hit, where?.params ?? []);
   }
+  // A shape not kept: the state kept for its base and order with another filter, that filter's text replaced.
+  const byFrame = where !== undefined && filterSqlCopyable(where.sql) ? mapFor(frames, meta) : undefined;
+  const frameKey = byFrame && `${baseKey}\u0000${JSON.stringify(terms)}`;
+  const frame = frameKey === undefined ? undefined : byFrame?.get(frameKey);
+  if (frame !== undefined && frame !== null && frame !== ONCE && where !== undefined) {
+    setNewest(byFrame as Map<string, StateSnapshot>, frameKey as string, frame, MAX_ENTRIES);
+    hits++;
+    return builderOf(base, frame, where.params, where.sql);
+  }
   const qb = base.clone() as Q;
   plan(qb);
-  if (hit === null) return qb;
-  // Kept from a shape's second plan on: a shape planned once only (most are, under a stream of new shapes) costs
-  // no copy. A state that cannot be copied safely is remembered as such (null): its shape is planned afresh.
-  setNewest(cache, key, hit === ONCE ? (snapshotOf(qb, where?.sql, where?.params ?? []) ?? null) : ONCE, MAX_ENTRIES);
+  // Kept from the second plan on: a shape (or a base and order) planned once only costs no copy. A state that cannot
+  // be copied safely is remembered as such (null): its shape is planned afresh.
+  const snapshot = hit === ONCE || frame === ONCE ? (snapshotOf(qb, where?.sql, where?.params ?? []) ?? null) : ONCE;
+  if (hit !== null) setNewest(cache, key, hit === ONCE ? snapshot : ONCE, MAX_ENTRIES);
+  if (byFrame && frameKey !== undefined && frame !== null)
+    setNewest(byFrame, frameKey, frame === ONCE ? snapshot : ONCE, MAX_ENTRIES);
   return qb;
 }
 
