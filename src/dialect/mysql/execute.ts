@@ -1,4 +1,4 @@
-import { CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Kysely, type QueryResult } from 'kysely';
 import { mapFor, setNewest } from '../../bounded-map.ts';
 import {
   answerAtAbort,
@@ -112,8 +112,10 @@ export async function mysqlQuery(
   const watched = sameDates(guard, { ...guard, signal });
   const run = (connection: MysqlConnection) => runStatement(pool, connection, sql, values, watched, limit, mariaDb);
   if (client.isTransaction) return run(await rawConnectionOf(pool, client)).finally(() => watch.done());
-  const pending = client.connection().execute(async (db) => {
-    const connection = await rawConnectionOf(pool, db);
+  // The pool's own executor lends the connection (Kysely's connection().execute() would build a Kysely, an executor
+  // and a connection provider around every statement): the driver's onReserveConnection still runs for it.
+  const pending = client.getExecutor().provideConnection(async (wrapper) => {
+    const connection = rawConnections.get(wrapper) ?? (await rawConnectionFound(pool, wrapper));
     if (signal?.aborted) throw signal.reason;
     return run(connection);
   });
@@ -166,9 +168,15 @@ function runStatement(
  */
 async function rawConnectionOf(pool: MysqlPool, db: Kysely<any>): Promise<MysqlConnection> {
   const wrapper = await db.getExecutor().provideConnection(async (connection) => connection);
-  const known = rawConnections.get(wrapper);
-  if (known) return known;
-  const { rows } = await db.executeQuery<{ listql_connection_id: unknown }>(
+  return rawConnections.get(wrapper) ?? rawConnectionFound(pool, wrapper);
+}
+
+/**
+ * The mysql2 connection under one of Kysely's connection objects (its driver's wrapper, which keeps it private),
+ * found by the server thread id the wrapper's own connection reports, and remembered for that wrapper.
+ */
+async function rawConnectionFound(pool: MysqlPool, wrapper: DatabaseConnection): Promise<MysqlConnection> {
+  const { rows } = await wrapper.executeQuery<{ listql_connection_id: unknown }>(
     CompiledQuery.raw('select connection_id() as listql_connection_id'),
   );
   const id = Number(rows[0]?.listql_connection_id);

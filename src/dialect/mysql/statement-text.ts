@@ -77,6 +77,21 @@ export function statementText(sql: string, timeout: number | undefined, mariaDb:
  * server's setting, never client input.
  */
 function mariaDbStatement(sql: string, timeout: number | undefined): string {
+  const known = sent.get(sql);
+  if (known !== undefined && known.timeout === timeout) return known.text;
+  const text = mariaDbText(sql, timeout);
+  setBounded(sent, sql, { timeout, text }, READ_TEXTS);
+  return text;
+}
+
+/**
+ * The text each statement was last sent as, by its text and time limit: a compiled statement under the same limit
+ * (the statement timeout, unless the request's deadline is nearer) is sent as the very same string, so neither it
+ * nor its hash (the prepared statements' bound, execute.ts) is made again for each request.
+ */
+const sent = new Map<string, { readonly timeout: number | undefined; readonly text: string }>();
+
+function mariaDbText(sql: string, timeout: number | undefined): string {
   const settings: string[] = [];
   if (timeout !== undefined) settings.push(`max_statement_time = ${(milliseconds(timeout) / 1000).toFixed(3)}`);
   if (onlyKeysetOr(sql)) settings.push(NO_INDEX_MERGE);

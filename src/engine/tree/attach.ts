@@ -73,6 +73,19 @@ export function levelRow(row: Row, level: PlannedLevel, keep = false): LevelRow 
   return { row, parentKey, links, rank, slot: -1 };
 }
 
+/**
+ * A to-one level's row of each parent key: the first its statement returned (ordered by primary key), the only one
+ * read, so no list of a parent's rows is made.
+ */
+export function firstRows(rows: readonly Row[], level: PlannedLevel, driver: boolean): Map<unknown, LevelRow> {
+  const chosen = new Map<unknown, LevelRow>();
+  for (const statementRow of rows) {
+    const row = levelRow(statementRow, level, driver);
+    if (!chosen.has(row.parentKey)) chosen.set(row.parentKey, row);
+  }
+  return chosen;
+}
+
 /** One parent's page of rows, cut from the rows its statement read, with the page's facts but not yet its items. */
 export interface CutPage {
   readonly rows: readonly LevelRow[];

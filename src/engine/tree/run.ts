@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
 import type { Item } from '../serialize.ts';
-import { type CutPage, copyItem, countsOf, cutPage, type LevelRow, levelRow, nestedPage } from './attach.ts';
+import { type CutPage, copyItem, countsOf, cutPage, firstRows, type LevelRow, levelRow, nestedPage } from './attach.ts';
 import type { TreeList } from './check.ts';
 import { keyAt, keyIdentity } from './link.ts';
 import type { PlannedLevel } from './plan.ts';
@@ -117,6 +117,8 @@ async function runLevel(
   // One lane: the levels run one after another anyway, so none waits for it.
   const { found, counted } = await (lanes.parallel ? lanes.hold(fetch) : fetch());
   const { driver } = found;
+  if (!level.list)
+    return attachObjects(run, level, parents, identities, firstRows(found.rows, level, driver), lanes, driver);
   const counts = counted && countsOf(counted, level);
   const groups = new Map<unknown, LevelRow[]>();
   for (const statementRow of found.rows) {
@@ -126,10 +128,8 @@ async function runLevel(
     else groups.set(row.parentKey, [row]);
   }
   // A list's statement leaves its rows unordered: each parent's rows in their row numbers' order.
-  if (level.list) for (const group of groups.values()) inOrder(group);
-  const read: LevelRead = { wanted, identities, groups, counts, driver };
-  if (level.list) await attachPages(run, level, level.list, parents, read, lanes);
-  else await attachObjects(run, level, parents, read, lanes);
+  for (const group of groups.values()) inOrder(group);
+  await attachPages(run, level, level.list, parents, { wanted, identities, groups, counts, driver }, lanes);
 }
 
 /** Put a parent's rows in their row numbers' order (unique within a parent), unless they came so. */
@@ -141,20 +141,23 @@ function inOrder(rows: LevelRow[]): void {
     }
 }
 
-/** To-one: each parent's object (the first row of its key, by primary key), or null when missing or filtered out. */
+/**
+ * To-one: each parent's object (`chosen`: the first row of its key, by primary key), or null when missing or
+ * filtered out. `identities`: each parent's key identity, undefined for a parent without a key.
+ */
 async function attachObjects(
   run: TreeRun,
   level: PlannedLevel,
   parents: readonly TreeParent[],
-  read: LevelRead,
+  identities: readonly unknown[],
+  chosen: ReadonlyMap<unknown, LevelRow>,
   lanes: Lanes,
+  driver: boolean,
 ): Promise<void> {
-  const chosen = new Map<unknown, LevelRow>();
-  for (const [parent, group] of read.groups) chosen.set(parent, group[0]!);
-  const take = await writeAndDescend(run, level, [...chosen.values()], lanes, read.driver);
+  const take = await writeAndDescend(run, level, [...chosen.values()], lanes, driver);
   const { key } = level.selection;
   for (let i = 0; i < parents.length; i++) {
-    const identity = read.identities[i];
+    const identity = identities[i];
     const row = identity === undefined ? undefined : chosen.get(identity);
     parents[i]!.item[key] = row ? take(row) : null;
   }

@@ -202,13 +202,14 @@ async function sendUnmapped(qb: AnyQueryBuilder, guard: StatementGuard): Promise
 /**
  * Run one statement of a level on the top page's connection, under the request's guard; an abort stops it first.
  * SQLite's executor turns the event loop and checks the guard's signal before each guarded statement itself, so
- * there the loop is not turned twice; a failure after an abort is the abort's error either way.
+ * there the loop is not turned twice; a failure after an abort is the abort's error either way. On a server the
+ * loop has turned while the parent's statement was awaited, so the signal is checked without another turn.
  */
 async function run(site: StatementSite, qb: AnyQueryBuilder, dialect: Dialect, mapped = true): Promise<Row[]> {
   if (site.connection) useConnection(qb, site.connection);
   const { signal } = site.guard;
   const execute = () => (mapped ? executeOwned<Row>(qb, site.guard) : sendUnmapped(qb, site.guard));
-  if (!dialect.inProcess) return runAbortable(signal, execute);
+  if (!dialect.inProcess) return runAbortable(signal, execute, false);
   throwIfAborted(signal);
   try {
     return await execute();
