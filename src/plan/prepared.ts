@@ -18,14 +18,6 @@ const MAX_ENTRIES = 512;
 /** One map per entity metadata, so that two ORMs (two dialects) with entities of the same names never share. */
 const caches = new WeakMap<object, Map<string, StateSnapshot | typeof ONCE | null>>();
 
-/**
- * The states kept by base and order alone, whatever the filter: a filter's text is held in one raw fragment of the
- * state only, so the state of one filter serves another with the same base and order, that fragment's text and
- * values replaced (builderOf()). Under a stream of shapes never seen before, each shape is then a copy, not a plan
- * through MikroORM (its where and order processing, and its generic deep copy of the base).
- */
-const frames = new WeakMap<object, Map<string, StateSnapshot | typeof ONCE | null>>();
-
 /** A shape planned once so far. */
 const ONCE = 1;
 
@@ -45,30 +37,24 @@ export function shapedBuilder<Q extends AnyQueryBuilder>(
 ): Q {
   const meta = base.mainAlias.meta;
   const cache = mapFor(caches, meta);
-  const key = `${baseKey}\u0000${JSON.stringify([where?.sql ?? null, terms])}`;
+  // A filter's text is held in one raw fragment of the state and nowhere else: where MikroORM keeps it as it is, the
+  // state kept for one filter serves every filter with the same base and order, that fragment's text and values
+  // replaced (builderOf()), so a stream of shapes never seen before is copied, not planned through MikroORM. Text
+  // MikroORM would rewrite is part of the key.
+  const copied = where !== undefined && filterSqlCopyable(where.sql) ? where.sql : undefined;
+  const key = `${baseKey}\u0000${JSON.stringify([copied !== undefined || (where?.sql ?? null), terms])}`;
   const hit = cache.get(key);
   if (hit !== undefined && hit !== null && hit !== ONCE) {
     setNewest(cache, key, hit, MAX_ENTRIES);
     hits++;
-    return builderOf(base, hit, where?.params ?? []);
-  }
-  // A shape not kept: the state kept for its base and order with another filter, that filter's text replaced.
-  const byFrame = where !== undefined && filterSqlCopyable(where.sql) ? mapFor(frames, meta) : undefined;
-  const frameKey = byFrame && `${baseKey}\u0000${JSON.stringify(terms)}`;
-  const frame = frameKey === undefined ? undefined : byFrame?.get(frameKey);
-  if (frame !== undefined && frame !== null && frame !== ONCE && where !== undefined) {
-    setNewest(byFrame as Map<string, StateSnapshot>, frameKey as string, frame, MAX_ENTRIES);
-    hits++;
-    return builderOf(base, frame, where.params, where.sql);
+    return builderOf(base, hit, where?.params ?? [], copied);
   }
   const qb = base.clone() as Q;
   plan(qb);
-  // Kept from the second plan on: a shape (or a base and order) planned once only costs no copy. A state that cannot
-  // be copied safely is remembered as such (null): its shape is planned afresh.
-  const snapshot = hit === ONCE || frame === ONCE ? (snapshotOf(qb, where?.sql, where?.params ?? []) ?? null) : ONCE;
-  if (hit !== null) setNewest(cache, key, hit === ONCE ? snapshot : ONCE, MAX_ENTRIES);
-  if (byFrame && frameKey !== undefined && frame !== null)
-    setNewest(byFrame, frameKey, frame === ONCE ? snapshot : ONCE, MAX_ENTRIES);
+  if (hit === null) return qb;
+  // Kept from the key's second plan on: a key planned once only costs no copy. A state that cannot be copied safely
+  // is remembered as such (null): its key is planned afresh.
+  setNewest(cache, key, hit === ONCE ? (snapshotOf(qb, where?.sql, where?.params ?? []) ?? null) : ONCE, MAX_ENTRIES);
   return qb;
 }
 
