@@ -42,24 +42,14 @@ export function keysetHint(predicate: string): string | undefined {
   return count > 0 ? `${MARK}${count}` : undefined;
 }
 
-/** Statements read by onlyKeysetOr, by their text: a compiled page's text repeats on every request. */
-const read = new Map<string, boolean>();
-/** Distinct statement texts remembered: each is a compiled shape's, itself bounded where it is compiled. */
-const READ_TEXTS = 512;
-
 /**
  * Tell whether a statement carries the keyset comment (see keysetHint) and all its `or` operators are its keyset
  * predicate's, so that index merge may be turned off. The comment stays in the text sent: a server's logs then show
  * which statements listql planned so.
  */
 export function onlyKeysetOr(sql: string): boolean {
-  const known = read.get(sql);
-  if (known !== undefined) return known;
   const marked = MARKED.exec(sql);
-  if (!marked) return false;
-  const only = orOperators(sql.slice(marked[0].length)) === Number(marked[1]);
-  setBounded(read, sql, only, READ_TEXTS);
-  return only;
+  return marked !== null && orOperators(sql.slice(marked[0].length)) === Number(marked[1]);
 }
 
 /**
@@ -79,24 +69,24 @@ export function statementText(sql: string, timeout: number | undefined, mariaDb:
 function mariaDbStatement(sql: string, timeout: number | undefined): string {
   const known = sent.get(sql);
   if (known !== undefined && known.timeout === timeout) return known.text;
-  const text = mariaDbText(sql, timeout);
-  setBounded(sent, sql, { timeout, text }, READ_TEXTS);
+  const only = known?.only ?? onlyKeysetOr(sql);
+  const settings: string[] = [];
+  if (timeout !== undefined) settings.push(`max_statement_time = ${(milliseconds(timeout) / 1000).toFixed(3)}`);
+  if (only) settings.push(NO_INDEX_MERGE);
+  const text = settings.length === 0 ? sql : `SET STATEMENT ${settings.join(', ')} FOR ${sql}`;
+  setBounded(sent, sql, { only, timeout, text }, SENT_TEXTS);
   return text;
 }
 
 /**
- * The text each statement was last sent as, by its text and time limit: a compiled statement under the same limit
- * (the statement timeout, unless the request's deadline is nearer) is sent as the very same string, so neither it
- * nor its hash (the prepared statements' bound, execute.ts) is made again for each request.
+ * What each statement was last sent as, by its text: whether its only `or` operators are its keyset predicate's, and
+ * its text under the last time limit (the statement timeout, unless the request's deadline is nearer). A compiled
+ * page's text repeats on every request: it is read once, and sent as the very same string while its limit holds, so
+ * neither the text nor its hash (the prepared statements' bound, execute.ts) is made again.
  */
-const sent = new Map<string, { readonly timeout: number | undefined; readonly text: string }>();
-
-function mariaDbText(sql: string, timeout: number | undefined): string {
-  const settings: string[] = [];
-  if (timeout !== undefined) settings.push(`max_statement_time = ${(milliseconds(timeout) / 1000).toFixed(3)}`);
-  if (onlyKeysetOr(sql)) settings.push(NO_INDEX_MERGE);
-  return settings.length === 0 ? sql : `SET STATEMENT ${settings.join(', ')} FOR ${sql}`;
-}
+const sent = new Map<string, { readonly only: boolean; readonly timeout: number | undefined; readonly text: string }>();
+/** Distinct statement texts remembered: each is a compiled shape's, itself bounded where it is compiled. */
+const SENT_TEXTS = 512;
 
 const NO_INDEX_MERGE = "optimizer_switch = 'index_merge=off'";
 
