@@ -8,9 +8,10 @@
  * Left as imports: MikroORM, kysely (shared with MikroORM), the database drivers and every framework.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build, type OutputFile, type Plugin, transformSync } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as {
@@ -53,6 +54,21 @@ const lazyOhm: Plugin = {
   },
 };
 
+/**
+ * ohm-js's CommonJS build, minified as it is bundled in: it is third-party code nobody steps through in listql's
+ * dist/, and V8 scans every function of a file when it compiles it, called or not. Minified, its 190 KB become about
+ * 95 KB, and `import('listql')` about 1.7 ms shorter on the 2-core bench machine (docs/performance.md, Cold start).
+ */
+const minifiedOhm: Plugin = {
+  name: 'minified-ohm',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]ohm-js[\\/]dist[\\/]ohm\.cjs$/ }, ({ path }) => ({
+      contents: transformSync(readFileSync(path, 'utf8'), { loader: 'js', minify: true, legalComments: 'inline' }).code,
+      loader: 'js',
+    }));
+  },
+};
+
 /** Node's modules whose ES namespace costs more at import than listql uses of them at once (see lazyBuiltins). */
 const LAZY_BUILTINS = /^node:(crypto|util)$/;
 
@@ -78,6 +94,53 @@ const lazyBuiltins: Plugin = {
     });
   },
 };
+
+/** Plain-ASCII spellings of the characters listql's comments use most; any other becomes a `\\uXXXX` spelling. */
+const ASCII_SPELLING: Record<string, string> = {
+  '≤': '<=',
+  '≥': '>=',
+  '≠': '!=',
+  '→': '->',
+  '←': '<-',
+  '⇒': '=>',
+  '×': 'x',
+  '÷': '/',
+  '–': '-',
+  '—': '--',
+  '…': '...',
+  µ: 'u',
+  '‘': "'",
+  '’': "'",
+  '“': '"',
+  '”': '"',
+  '⋅': '.',
+  '±': '+-',
+  '✓': 'ok',
+  '✗': 'x',
+};
+
+/**
+ * Write a bundled file as plain ASCII. esbuild already escapes every non-ASCII character of strings, templates and
+ * regular expressions, but copies comments as written, and one `≤` in a comment makes the whole file UTF-8 text that
+ * Node decodes into a two-byte string for V8: 6 ms of a 37 ms `import('listql')` on the 2-core bench machine went to
+ * decoding and scanning the wider text (docs/performance.md, Cold start). Such characters can only be in comments
+ * here, and the check below proves it: with comments stripped, the file is the same before and after.
+ */
+function writeAscii(file: OutputFile): void {
+  const text = file.text;
+  const ascii = text.replace(/[^\x00-\x7f]/gu, (c) => {
+    const spelled = ASCII_SPELLING[c];
+    if (spelled !== undefined) return spelled;
+    return [...c].map((u) => `\\u${u.codePointAt(0)!.toString(16).padStart(4, '0')}`).join('');
+  });
+  if (ascii !== text && file.path.endsWith('.js')) {
+    const code = (source: string) =>
+      transformSync(source, { loader: 'js', minifyWhitespace: true, legalComments: 'none' }).code;
+    if (code(ascii) !== code(text)) throw new Error(`${file.path}: a non-ASCII character outside a comment`);
+  }
+  mkdirSync(dirname(file.path), { recursive: true });
+  writeFileSync(file.path, ascii);
+}
 
 const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]
   .filter((name) => !BUNDLED.has(name))
@@ -109,15 +172,17 @@ const server = await build({
   // runs at import and its namespace is copied property by property. Its `module` (ESM) build lets esbuild keep
   // only the structs listql uses.
   mainFields: ['module', 'main'],
-  plugins: [lazyBuiltins, lazyOhm],
+  plugins: [lazyBuiltins, lazyOhm, minifiedOhm],
   legalComments: 'eof',
   sourcemap: false,
   logLevel: 'warning',
+  write: false,
 });
 // A namespace import (`import * as crypto from 'node:crypto'`) reading a member lazyBuiltins does not forward is
 // only a warning to esbuild, and that member would be undefined at run time: fail instead.
 const unforwarded = server.warnings.filter((w) => w.text.includes('lazy-builtin:'));
 if (unforwarded.length > 0) throw new Error(unforwarded.map((w) => w.text).join('\n'));
+for (const file of server.outputFiles) writeAscii(file);
 await build({
   absWorkingDir: ROOT,
   entryPoints: [CLIENT_ENTRY],

@@ -152,39 +152,44 @@ export interface EngineSettings<C extends ListContext = ListContext> {
 export const DEFAULT_STATEMENT_TIMEOUT = 5000;
 
 const positive = () => optional(min(integer(), 1));
-const LIMITS = object(
-  Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((key) => [key, positive()])) as Record<
-    keyof Limits,
-    ReturnType<typeof positive>
-  >,
-);
 
-const CONFIG = object({
-  policy: instance(Policy),
-  defaultLimit: positive(),
-  maxLimit: positive(),
-  maxOffset: positive(),
-  allowCount: optional(boolean()),
-  allowEstimatedCount: optional(boolean()),
-  defaultSort: optional(string()),
-  search: optional(func()),
-  maxCursorBytes: positive(),
-  limits: optional(LIMITS),
-  statementTimeout: optional(union([min(integer(), 1), literal(false)])),
-  requestTimeout: optional(union([min(integer(), 1), literal(false)])),
-  unknownParameters: optional(enums(['ignore', 'reject'])),
-  replicaFallback: unknown(), // checked by replicaFallbackSettings
-  planCheck: unknown(), // checked by registerPlanCheck
-  compileStatements: optional(boolean()),
-  cursorSecret: unknown(), // these four: checked by cursorKeysOf
-  cursorMode: unknown(),
-  cursorTtl: unknown(),
-  cursorClock: unknown(),
-});
+/** The config's shape: built on the first engine's creation, not at import (docs/performance.md, Cold start). */
+function configShape() {
+  const limits = object(
+    Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((key) => [key, positive()])) as Record<
+      keyof Limits,
+      ReturnType<typeof positive>
+    >,
+  );
+  return object({
+    policy: instance(Policy),
+    defaultLimit: positive(),
+    maxLimit: positive(),
+    maxOffset: positive(),
+    allowCount: optional(boolean()),
+    allowEstimatedCount: optional(boolean()),
+    defaultSort: optional(string()),
+    search: optional(func()),
+    maxCursorBytes: positive(),
+    limits: optional(limits),
+    statementTimeout: optional(union([min(integer(), 1), literal(false)])),
+    requestTimeout: optional(union([min(integer(), 1), literal(false)])),
+    unknownParameters: optional(enums(['ignore', 'reject'])),
+    replicaFallback: unknown(), // checked by replicaFallbackSettings
+    planCheck: unknown(), // checked by registerPlanCheck
+    compileStatements: optional(boolean()),
+    cursorSecret: unknown(), // these four: checked by cursorKeysOf
+    cursorMode: unknown(),
+    cursorTtl: unknown(),
+    cursorClock: unknown(),
+  });
+}
+let shape: ReturnType<typeof configShape> | undefined;
 
 /** Validate an engine configuration and fill in defaults; throws `invalid_schema` naming the setting at fault. */
 export function validateConfig<C extends ListContext>(config: EngineConfig<C>): EngineSettings<C> {
-  const [error] = validate(config, CONFIG);
+  shape ??= configShape();
+  const [error] = validate(config, shape);
   if (error) throw invalidSchema(`engine config: ${describeFailure(error)}`);
   const paging = {
     defaultLimit: config.defaultLimit ?? Math.min(DEFAULT_PAGING.defaultLimit, config.maxLimit ?? Infinity),

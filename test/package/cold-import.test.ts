@@ -4,10 +4,10 @@
  * load all of crypto, streams and worker_threads) to their first call. A fresh process with MikroORM loaded imports
  * the built dist/ (cold-import-child.ts): the import must start none of them, and each deferred part must still
  * work when it is reached: Ohm's precise error, and signed and sealed cursors walked page by page. SQLite only:
- * this is about module loading, which does not depend on the dialect.
+ * this is about module loading, which does not depend on the dialect. The built files must also be plain ASCII.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -47,6 +47,25 @@ test('importing the built package defers ohm-js, node:crypto and node:util, and 
     });
     assert.equal(out.signed, [2, 1, 3]);
     assert.equal(out.sealed, [2, 1, 3]);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+test('every JavaScript file of the built package is plain ASCII, so Node reads it as one-byte text', () => {
+  // One non-ASCII character (say a `≤` in a comment) makes Node decode a whole file into two-byte text for V8,
+  // which cost a sixth of `import('listql')`: scripts/build.ts respells such characters in comments.
+  const scratch = mkdtempSync(join(tmpdir(), 'listql-ascii-'));
+  try {
+    const dist = join(builtPackage(scratch), 'dist');
+    const wide: string[] = [];
+    for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith('.js') || entry.parentPath.endsWith('client')) continue;
+      const text = readFileSync(join(entry.parentPath, entry.name), 'utf8');
+      const at = text.search(/[^\x00-\x7f]/u);
+      if (at >= 0) wide.push(`${entry.name}: ${JSON.stringify(text.slice(Math.max(0, at - 30), at + 10))}`);
+    }
+    assert.equal(wide, []);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
