@@ -25,7 +25,7 @@ import { planData } from './data-plan.ts';
 import { type FetchOptions, fetchPage, type PageData } from './fetch-page.ts';
 import { checkRemembered, type RequestMemo, rememberedShape, rememberShape, type ShapeMemo } from './listing-memo.ts';
 import { literalFragment } from './literal-fragment.ts';
-import { itemKeys, projectItems } from './picked-fields.ts';
+import { keepPicked, keptKeys } from './picked-fields.ts';
 
 export type { FetchOptions, PageData } from './fetch-page.ts';
 
@@ -137,7 +137,7 @@ export async function openListing<C extends ListContext>(
       const paged = reuse ? renewDeadline(guard) : guard;
       const sent = await statement(from, fetchOptions.backward === true);
       const page = await fetchPage(scope, plan, sent, paging, from, paged, connection, fetchOptions, tree);
-      const items = resolved.fields ? projectItems(page.items, itemKeys(bound, resolved.fields)) : page.items;
+      const items = resolved.fields ? keepPicked(page.items, keptKeys(bound, resolved.fields)) : page.items;
       if (!tree) return resolved.fields ? { ...page, items } : page;
       const { links, ...rest } = page;
       // Nested connections encode a cursor per edge whenever the top level asked for any.

@@ -44,3 +44,28 @@ export function projectItems(items: readonly Item[], keys: ReadonlySet<string>):
     return out;
   });
 }
+
+/** The item keys of each selection's fields (itemKeys()), kept with the fields: a repeated request reuses its own. */
+const kept = new WeakMap<readonly SelectedField[], ReadonlySet<string>>();
+
+/** itemKeys(), once per selection's fields. */
+export function keptKeys(bound: BoundSchema, fields: readonly SelectedField[]): ReadonlySet<string> {
+  let keys = kept.get(fields);
+  if (!keys) {
+    keys = itemKeys(bound, fields);
+    kept.set(fields, keys);
+  }
+  return keys;
+}
+
+/**
+ * projectItems() of items just written for this request (nothing else refers to them): the items themselves when
+ * none holds a key beyond `keys`, as rows that selected only those columns give them.
+ */
+export function keepPicked(items: Item[], keys: ReadonlySet<string>): Item[] {
+  const extra = (item: Item) => {
+    for (const key in item) if (!keys.has(key)) return true;
+    return false;
+  };
+  return items.some(extra) ? projectItems(items, keys) : items;
+}

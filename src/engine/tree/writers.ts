@@ -9,7 +9,7 @@ import {
   checkedRowWriter,
   entityRows,
 } from '../../orm/writer-check.ts';
-import { itemKeys, projectItems } from '../page/picked-fields.ts';
+import { keepPicked, keptKeys } from '../page/picked-fields.ts';
 import { type Item, serializeRows } from '../serialize.ts';
 
 /**
@@ -67,7 +67,7 @@ export function writeRows(
   if (rows.length === 0) return [];
   const { meta } = target;
   const items = rowWriterOf(em, meta)?.(rows);
-  if (items) return picked(items, keptKeys(target, fields));
+  if (items) return keepPicked(items, keptKeys(target, fields));
   return writeLevelItems(em, target, fields, entityRows(mapDriverRows(em, meta, rows), meta));
 }
 
@@ -84,7 +84,7 @@ export function writeLevelItems(
   if (rows.length === 0) return [];
   const { meta } = target;
   const items = writerOf(em, meta)?.(rows) ?? serializeRows(em, meta.class, rows);
-  return projectItems(items, itemKeys(target, fields));
+  return keepPicked(items, keptKeys(target, fields));
 }
 
 /**
@@ -118,28 +118,4 @@ function pkColumns(meta: EntityMetadata): readonly string[] {
     pkColumnsOf.set(meta, columns);
   }
   return columns;
-}
-
-/** The item keys a level keeps (itemKeys()), once per selection's fields. */
-const kept = new WeakMap<readonly SelectedField[], ReadonlySet<string>>();
-
-function keptKeys(target: BoundSchema, fields: readonly SelectedField[]): ReadonlySet<string> {
-  let keys = kept.get(fields);
-  if (!keys) {
-    keys = itemKeys(target, fields);
-    kept.set(fields, keys);
-  }
-  return keys;
-}
-
-/**
- * projectItems() of items the row writer just wrote (nothing else refers to them): the items themselves when none
- * holds a key beyond `keys`.
- */
-function picked(items: Item[], keys: ReadonlySet<string>): Item[] {
-  const extra = (item: Item) => {
-    for (const key in item) if (!keys.has(key)) return true;
-    return false;
-  };
-  return items.some(extra) ? projectItems(items, keys) : items;
 }
