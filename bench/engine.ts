@@ -64,6 +64,13 @@ export function deepPageEngine(orm: MikroORM) {
 export const SLOW = { statementTimeout: 120_000 };
 
 /**
+ * Rounds of each side before a deep page is timed. Both pages take 0.1 to 1 ms, so a few tens of microseconds of
+ * JavaScript still being compiled, or one garbage collection, decide a round; 41 rounds (not 15) and 20 warm-up rounds
+ * (not 3) steady the median (docs/performance.md, Deep pages: rounds).
+ */
+const DEEP_WARMUP = 20;
+
+/**
  * Deep pages on a large table: cursor at `depth` vs page 1, and offset at the same depth. `label` names the
  * database in each line; `rounds`: side-by-side rounds of the cursor line.
  */
@@ -72,7 +79,7 @@ export async function benchDeepPages(
   depth: number,
   sorts: readonly string[],
   label = '',
-  rounds = 15,
+  rounds = 41,
 ): Promise<string[]> {
   const books = deepPageEngine(orm);
   const out: string[] = [];
@@ -87,7 +94,7 @@ export async function benchDeepPages(
     const page1 = () => scoped().list({ sort, limit: '20' });
     const deep = () => scoped().list({ sort, limit: '20', cursor });
     const offset = () => scoped().list({ sort, limit: '20', offset: String(depth) }, SLOW);
-    const a = await sideBySide(deep, page1, rounds);
+    const a = await sideBySide(deep, page1, rounds, DEEP_WARMUP);
     const b = await sideBySide(offset, page1, 5, 1);
     out.push(
       line(
