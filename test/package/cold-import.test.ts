@@ -27,48 +27,46 @@ interface ChildReport {
   sealed: number[];
 }
 
+/** One build for both tests (when dist/ is stale), in a scratch folder removed after them. */
+const scratch = mkdtempSync(join(tmpdir(), 'listql-cold-'));
+let built: string | undefined;
+const dist = () => {
+  built ??= builtPackage(scratch);
+  return join(built, 'dist');
+};
+test.after(() => rmSync(scratch, { recursive: true, force: true }));
+
 test('importing the built package defers ohm-js, node:crypto and node:util, and each works once reached', () => {
-  const scratch = mkdtempSync(join(tmpdir(), 'listql-cold-'));
-  try {
-    const entry = pathToFileURL(join(builtPackage(scratch), 'dist', 'index.js')).href;
-    const run = spawnSync(process.execPath, [CHILD, entry], { encoding: 'utf8' });
-    assert.is(run.status, 0, run.stderr);
-    const out = JSON.parse(run.stdout) as ChildReport;
-    assert.equal(out.startedByImport, [], 'the import loaded node:crypto or worker_threads');
-    assert.is(out.regexesAtImport, 0, 'ohm-js started at import');
-    assert.is(out.regexesAfterValid, 0, 'ohm-js started for a valid filter');
-    // The count can see ohm-js start: otherwise the two checks above could not fail.
-    assert.ok(out.regexesAfterInvalid > 0, 'ohm-js never started for an invalid filter');
-    assert.equal(out.invalid, {
-      code: 'invalid_syntax',
-      message: 'unexpected end of input',
-      parameter: 'filter',
-      position: { offset: 8, line: 1, column: 9 },
-    });
-    assert.equal(out.signed, [2, 1, 3]);
-    assert.equal(out.sealed, [2, 1, 3]);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  const entry = pathToFileURL(join(dist(), 'index.js')).href;
+  const run = spawnSync(process.execPath, [CHILD, entry], { encoding: 'utf8' });
+  assert.is(run.status, 0, run.stderr);
+  const out = JSON.parse(run.stdout) as ChildReport;
+  assert.equal(out.startedByImport, [], 'the import loaded node:crypto or worker_threads');
+  assert.is(out.regexesAtImport, 0, 'ohm-js started at import');
+  assert.is(out.regexesAfterValid, 0, 'ohm-js started for a valid filter');
+  // The count can see ohm-js start: otherwise the two checks above could not fail.
+  assert.ok(out.regexesAfterInvalid > 0, 'ohm-js never started for an invalid filter');
+  assert.equal(out.invalid, {
+    code: 'invalid_syntax',
+    message: 'unexpected end of input',
+    parameter: 'filter',
+    position: { offset: 8, line: 1, column: 9 },
+  });
+  assert.equal(out.signed, [2, 1, 3]);
+  assert.equal(out.sealed, [2, 1, 3]);
 });
 
 test('every JavaScript file of the built package is plain ASCII, so Node reads it as one-byte text', () => {
   // One non-ASCII character (say a `≤` in a comment) makes Node decode a whole file into two-byte text for V8,
   // which cost a sixth of `import('listql')`: scripts/build.ts respells such characters in comments.
-  const scratch = mkdtempSync(join(tmpdir(), 'listql-ascii-'));
-  try {
-    const dist = join(builtPackage(scratch), 'dist');
-    const wide: string[] = [];
-    for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
-      if (!entry.isFile() || !entry.name.endsWith('.js') || entry.parentPath.endsWith('client')) continue;
-      const text = readFileSync(join(entry.parentPath, entry.name), 'utf8');
-      const at = text.search(/[^\x00-\x7f]/u);
-      if (at >= 0) wide.push(`${entry.name}: ${JSON.stringify(text.slice(Math.max(0, at - 30), at + 10))}`);
-    }
-    assert.equal(wide, []);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
+  const wide: string[] = [];
+  for (const entry of readdirSync(dist(), { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.js') || entry.parentPath.endsWith('client')) continue;
+    const text = readFileSync(join(entry.parentPath, entry.name), 'utf8');
+    const at = text.search(/[^\x00-\x7f]/u);
+    if (at >= 0) wide.push(`${entry.name}: ${JSON.stringify(text.slice(Math.max(0, at - 30), at + 10))}`);
   }
+  assert.equal(wide, []);
 });
 
 test.run();
