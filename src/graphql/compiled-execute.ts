@@ -13,6 +13,7 @@ import { mapFor, setBounded } from '../bounded-map.ts';
 import { setOwn } from './compiled-leaf.ts';
 import { type Plan, planDocument, type Shape, shapeOf } from './compiled-plan.ts';
 import type { Run } from './compiled-shape.ts';
+import { jsonKey, shareVariablesKey } from './request-cache.ts';
 import { ResolvedRoot } from './resolved-root.ts';
 
 /**
@@ -31,6 +32,9 @@ export type Execute = typeof graphqlExecute;
 
 /** Operations remembered per document. */
 const PER_DOCUMENT = 8;
+
+/** Sets of variable values remembered per operation: a client's few variants (a cursor, a count) stay bound. */
+const BINDINGS = 16;
 
 /** Answers the compiled path wrote (tests tell the two paths apart by them). */
 const compiledAnswers = new WeakSet<object>();
@@ -90,22 +94,66 @@ function coerceVariables(args: ExecutionArgs, operation: OperationDefinitionNode
   return out.variableValues ?? out.coerced;
 }
 
-async function runPlan(plan: Plan, args: ExecutionArgs): Promise<ExecutionResult> {
+/** Each plan's bindings by the JSON of their variable values; null: graphql-js executes those values. */
+const bindingsOf = new WeakMap<Plan, Map<string, Binding | null>>();
+
+/** What one set of variable values fixes of an operation: their coerced values, its shape, its fields' arguments. */
+interface Binding {
+  readonly variableValues: object;
+  readonly shape: Shape;
+  readonly rootArgs: readonly Record<string, unknown>[];
+  readonly slotArgs: readonly Record<string, unknown>[];
+}
+
+/**
+ * The binding of the execution's variable values, kept by their JSON when coercing them is pure (built-in scalars
+ * and enums): a request that sends the same document with the same variables coerces nothing again. Undefined when
+ * graphql-js refuses the variables or the compiled path does not cover the shape (graphql-js then executes).
+ */
+function bindingOf(plan: Plan, args: ExecutionArgs): Binding | undefined {
+  const key = plan.pureVariables ? jsonKey(args.variableValues ?? {}) : undefined;
+  if (key === undefined) return bind(plan, args);
+  const bindings = mapFor(bindingsOf, plan);
+  const kept = bindings.get(key);
+  if (kept !== undefined) return kept ?? undefined;
+  const binding = bind(plan, args);
+  setBounded(bindings, key, binding ?? null, BINDINGS);
+  return binding;
+}
+
+function bind(plan: Plan, args: ExecutionArgs): Binding | undefined {
   const variableValues = coerceVariables(args, plan.operation);
-  if (!variableValues) return graphqlExecute(args);
+  if (!variableValues) return undefined;
   const shape = shapeOf(plan, args.schema, variableValues);
-  if (!shape) return graphqlExecute(args);
-  let rootArgs: Record<string, unknown>[];
-  let slotArgs: Record<string, unknown>[];
+  if (!shape) return undefined;
   try {
     const values = variableValues as GraphQLResolveInfo['variableValues'];
-    rootArgs = shape.roots.map((root) =>
-      'field' in root ? getArgumentValues(root.field, root.nodes[0]!, values) : {},
+    // Frozen: every execution that sends these variables hands the same argument objects to the resolvers.
+    const rootArgs = shape.roots.map((root) =>
+      Object.freeze('field' in root ? getArgumentValues(root.field, root.nodes[0]!, values) : {}),
     );
-    slotArgs = shape.slots.map((slot) => getArgumentValues(slot.field, slot.node, values));
+    const slotArgs = shape.slots.map((slot) => Object.freeze(getArgumentValues(slot.field, slot.node, values)));
+    return { variableValues, shape, rootArgs, slotArgs };
   } catch {
-    return graphqlExecute(args);
+    return undefined;
   }
+}
+
+/**
+ * The variable values of one execution: a copy of the binding's, since an execution is known by its values object
+ * (the document budget's verdict and the request caches are per execution), with the same key.
+ */
+function executionValues(binding: Binding): object {
+  const own = Object.assign(Object.create(Object.getPrototypeOf(binding.variableValues)), binding.variableValues);
+  shareVariablesKey(binding.variableValues, own);
+  return own;
+}
+
+async function runPlan(plan: Plan, args: ExecutionArgs): Promise<ExecutionResult> {
+  const binding = bindingOf(plan, args);
+  if (!binding) return graphqlExecute(args);
+  const { shape, rootArgs, slotArgs } = binding;
+  const variableValues = executionValues(binding);
   const parentType = args.schema.getQueryType()!;
   const base = {
     schema: args.schema,
@@ -124,7 +172,7 @@ async function runPlan(plan: Plan, args: ExecutionArgs): Promise<ExecutionResult
     try {
       return root.field.resolve!(
         args.rootValue,
-        rootArgs[i]!,
+        rootArgs[i]! as Record<string, unknown>,
         args.contextValue,
         info as unknown as GraphQLResolveInfo,
       );

@@ -5,8 +5,11 @@ import {
   type GraphQLField,
   type GraphQLResolveInfo,
   type GraphQLSchema,
+  isEnumType,
   Kind,
   type OperationDefinitionNode,
+  specifiedScalarTypes,
+  type TypeNode,
   validateSchema,
 } from 'graphql';
 import { setBounded } from '../bounded-map.ts';
@@ -35,6 +38,11 @@ export interface Plan {
   /** The variables `@skip`/`@include` read: the shape depends on their values only. */
   readonly directiveVariables: readonly string[];
   readonly shapes: Map<string, Shape | null>;
+  /**
+   * Whether every variable's type is a built-in scalar or an enum, whose coercion is a pure function of the value
+   * sent: then what the variables fix can be kept by their JSON (compiled-execute.ts).
+   */
+  readonly pureVariables: boolean;
 }
 
 /** A root field of a shape: `__typename`, or a listql connection field and its compiled writer. */
@@ -73,7 +81,21 @@ export function planDocument({ schema, document, operationName }: ExecutionArgs)
   const directiveVariables = new Set<string>();
   const sets = [operation.selectionSet, ...Object.values(fragments).map((f) => f.selectionSet)];
   for (const set of sets) if (!plainDirectives(set.selections, directiveVariables)) return null;
-  return { operation, fragments, directiveVariables: [...directiveVariables], shapes: new Map() };
+  const pureVariables = (operation.variableDefinitions ?? []).every((def) => pureInput(schema, def.type));
+  return {
+    operation,
+    fragments,
+    directiveVariables: [...directiveVariables],
+    shapes: new Map(),
+    pureVariables,
+  };
+}
+
+/** Whether a variable of this type is coerced by a built-in scalar or an enum (lists and non-null of them too). */
+function pureInput(schema: GraphQLSchema, type: TypeNode): boolean {
+  if (type.kind !== Kind.NAMED_TYPE) return pureInput(schema, type.type);
+  const named = schema.getType(type.name.value);
+  return named !== undefined && ((specifiedScalarTypes as readonly unknown[]).includes(named) || isEnumType(named));
 }
 
 type Selections = OperationDefinitionNode['selectionSet']['selections'];

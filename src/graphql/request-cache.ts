@@ -78,10 +78,23 @@ export function variablesKey(variableValues: object): string | undefined {
       typeof v17.sources === 'object' && typeof v17.coerced === 'object' && v17.coerced !== null
         ? v17.coerced
         : variableValues;
-    key = plainJSON(values, 0) ? JSON.stringify(values) : null;
+    key = jsonKey(values) ?? null;
     keys.set(variableValues, key);
   }
   return key ?? undefined;
+}
+
+/**
+ * Give `copy` (a fresh copy of `variableValues` for another execution) the key of `variableValues` without stating
+ * it again: the same values have the same key.
+ */
+export function shareVariablesKey(variableValues: object, copy: object): void {
+  keys.set(copy, variablesKey(variableValues) ?? null);
+}
+
+/** `value`'s JSON when JSON states it exactly (see variablesKey); undefined otherwise. */
+export function jsonKey(value: unknown): string | undefined {
+  return plainJSON(value, 0) ? JSON.stringify(value) : undefined;
 }
 
 /** Whether JSON.stringify states `value` exactly (and it nests at most 32 levels). */

@@ -218,6 +218,33 @@ eachDialect('graphql-compiled', { entities: libraryEntities, seed: seedLibrary, 
     assert.not.equal(one, two, 'each tenant its own rows');
     assert.equal(await ids(1, 1), one.slice(0, 1));
   });
+
+  test('variables sent again are bound once: each execution still answers, and is weighed, on its own', async ({
+    em,
+  }) => {
+    // One cache for every execution: the same kept document, and the same variables sent again and again.
+    const limits = documentLimits();
+    const schema = treeSchema(em, { limits: { maxRows: 3 } });
+    const source = `query Q($n: Int!, $c: Boolean!) { books(first: $n, sort: "id") { totalCount @include(if: $c)
+      nodes { id } } }`;
+    const document = limits.parse(source);
+    const sets: readonly [Record<string, unknown>, boolean][] = [
+      [{ n: 2, c: true }, true],
+      [{ n: 2, c: false }, true],
+      [{ n: 10, c: false }, false], // over maxRows: refused by the document budget, every time
+      [{ n: 'x', c: true }, false], // refused by graphql-js's coercion, every time
+      [{}, false],
+    ];
+    for (const round of [1, 2, 3])
+      for (const [variableValues, compiled] of sets) {
+        const name = `${JSON.stringify(variableValues)}, round ${round}`;
+        const expected = await captureDriver(async () => execute({ schema, document: parse(source), variableValues }));
+        const got = await captureDriver(async () => limits.execute({ schema, document, variableValues }));
+        assert.is(JSON.stringify(got.result), JSON.stringify(expected.result), name);
+        assert.equal([...statements(got.calls)].sort(), [...statements(expected.calls)].sort(), `${name}: statements`);
+        assert.is(answeredByCompiledPath(got.result as object), compiled, `${name}: compiled`);
+      }
+  });
 });
 
 /** The books of the context's tenant; `change` alters each page's items, as a faulty engine could. */
