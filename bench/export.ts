@@ -69,7 +69,7 @@ function rawStream(orm: MikroORM, dialect: ExportDialect, url: string | undefine
  * target), the CPU time per row this process spent on each (what a busy machine's wall clock blurs), and RSS: its
  * drift over the walk past its first fifth (flat: memory does not grow with the rows walked) and its peak growth.
  */
-export async function benchExport(orm: MikroORM, dialect: ExportDialect, url?: string, rounds = 3): Promise<string[]> {
+export async function benchExport(orm: MikroORM, dialect: ExportDialect, url?: string, rounds = 5): Promise<string[]> {
   const books = createEngine(orm, {
     policy: schema(Book).expose('id', sortable()).expose('title').expose('price').expose('score').expose('createdAt'),
   });
@@ -129,7 +129,7 @@ if (import.meta.main) {
   const { loadBooks } = await import('./data.ts');
   const { benchEntities } = await import('./model.ts');
   const rows = Number(process.env.BENCH_ROWS ?? 200_000);
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
   const named = (process.env.BENCH_DIALECTS ?? 'sqlite,postgresql,mariadb').split(',').map((d) => d.trim());
   for (const dialect of named as ExportDialect[]) {
     const db = await openDatabase(dialect, benchEntities);
