@@ -59,3 +59,13 @@ function forgetOldest<K, V>(map: Map<K, V>): K {
   map.delete(oldest);
   return oldest;
 }
+
+/**
+ * A 30-bit FNV-1a hash of a text's UTF-16 units: what the memos that keep a key from its second sending remember of
+ * a key seen once (a small integer: nothing the garbage collector has to keep or move).
+ */
+export function textHash(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash & 0x3fffffff;
+}

@@ -1,3 +1,5 @@
+import { textHash } from '../bounded-map.ts';
+
 /**
  * A bounded memo that keeps a value from its key's second sending on, per engine: the parse memo (request-text.ts)
  * and the literal memo (request-mask.ts) both keep requests this way. A stream of never-repeated keys (a new literal,
@@ -37,7 +39,7 @@ export class SecondSendingMemo<V> {
 
   /** Note `key`'s value: remembered (and true returned) when the key was seen before, else only noted. */
   note(key: string, value: V): boolean {
-    const hash = hashOf(key);
+    const hash = textHash(key);
     if (this.#seen.delete(hash)) {
       this.#keep(key, value);
       return true;
@@ -54,11 +56,4 @@ export class SecondSendingMemo<V> {
     }
     this.#young.set(key, value);
   }
-}
-
-/** FNV-1a over the text's UTF-16 units, cut to 30 bits. */
-function hashOf(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return hash & 0x3fffffff;
 }

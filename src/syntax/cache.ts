@@ -1,4 +1,4 @@
-import { getRenewed, setNewest } from '../bounded-map.ts';
+import { getRenewed, setNewest, textHash } from '../bounded-map.ts';
 import type { Limits } from '../limits.ts';
 import type { FilterNode } from './ast.ts';
 
@@ -7,12 +7,13 @@ import type { FilterNode } from './ast.ts';
  * so one AST can serve every request that sends the same filter text under the same limits; the bound keeps memory
  * flat whatever clients send.
  *
- * A filter is kept from the second time it is parsed, not the first (the doorkeeper below remembers a hash of each
- * text parsed once). Keeping every AST made nearly every parse outlive the young generation: V8 then allocates
- * the parser's nodes straight in the old generation (allocation-site pretenuring), where the ASTs of filters sent
- * once (a new literal in each request) pile up until a full collection. Measured on the 2-core bench machine, per
- * parse of a filter never seen before: the typical filter 18 to 50 us before, 6 us after; a 100-node filter 31 to
- * 230 us before (depending on what V8 decided in that process), 25 to 27 us after.
+ * A filter is kept from the second time it is parsed, not the first: the doorkeeper below remembers a hash of each
+ * text parsed once, as the engine's request memos do (engine/second-sending.ts). Keeping every AST made nearly every
+ * parse outlive the young generation: V8 then allocates the parser's nodes straight in the old generation
+ * (allocation-site pretenuring), where the ASTs of filters sent once (a new literal in each request) pile up until a
+ * full collection. Measured on the 2-core bench machine, per parse of a filter never seen before: the typical filter
+ * 18 to 50 us before, 4 to 8 us after; a 100-node filter 31 to 233 us before (depending on what V8 decided in that
+ * process), 25 to 46 us after.
  */
 const MAX_PARSED = 512;
 const parsed = new Map<string, FilterNode>();
@@ -37,7 +38,8 @@ const seenOnce = new Int32Array(DOORKEEPER_SLOTS);
 
 /** Remember an accepted filter's AST under its filterKey(), from the second time that key is parsed. */
 export function cacheFilter(key: string, node: FilterNode): void {
-  const hash = hashOf(key);
+  // Plus one: never 0, the value of an empty slot.
+  const hash = textHash(key) + 1;
   const slot = hash & (DOORKEEPER_SLOTS - 1);
   if (seenOnce[slot] !== hash) {
     seenOnce[slot] = hash;
@@ -45,13 +47,6 @@ export function cacheFilter(key: string, node: FilterNode): void {
   }
   seenOnce[slot] = 0;
   setNewest(parsed, key, node, MAX_PARSED);
-}
-
-/** A 32-bit FNV-1a hash of the key's UTF-16 units, never 0 (an empty slot). */
-function hashOf(key: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return hash | 1;
 }
 
 const fingerprints = new WeakMap<Limits, string>();
