@@ -6,7 +6,8 @@
  * setNewest), the least recently used.
  *
  * Functions over a plain Map rather than a class of their own: a lookup stays `map.get()`, the map's type stays
- * `Map`, and each memo keeps its bound where it is declared, as a named constant with its reason.
+ * `Map`, and each memo keeps its bound where it is declared, as a named constant with its reason. The one class,
+ * SecondSendingMemo at the end, is for memos of keys that clients often send only once.
  */
 
 /**
@@ -61,10 +62,65 @@ function forgetOldest<K, V>(map: Map<K, V>): K {
 }
 
 /**
- * A 30-bit FNV-1a hash of a text's UTF-16 units: what the memos that keep a key from its second sending remember of
- * a key seen once (a small integer: nothing the garbage collector has to keep or move).
+ * A bounded memo that keeps a value from its key's second sending on: the filter parse cache (syntax/cache.ts), and
+ * per engine the parse memo (engine/request-text.ts) and the literal memo (engine/request-mask.ts), keep this way. A stream of never-repeated keys (a new literal,
+ * a new cursor each time) then keeps nothing alive, and costs the garbage collector nothing more than before.
+ *
+ * Two generations instead of a strict LRU order: a hit in the young one costs one lookup (no reordering), a hit in
+ * the old one moves the entry to the young one, and when the young one is full it becomes the old one (whose
+ * entries, unused since, are dropped). At most `max` entries are kept.
+ *
+ * Keys seen once are kept as 30-bit hashes (small integers: nothing the garbage collector has to keep or move),
+ * forgotten all at once when `maxSeen` have gathered. Two keys of one hash only make the second remembered at its
+ * first sending: the memo itself is keyed by the whole key.
  */
-export function textHash(text: string): number {
+export class SecondSendingMemo<V> {
+  #young = new Map<string, V>();
+  #old = new Map<string, V>();
+  #seen = new Set<number>();
+  readonly #max: number;
+  readonly #maxSeen: number;
+
+  constructor(max: number, maxSeen: number) {
+    this.#max = max;
+    this.#maxSeen = maxSeen;
+  }
+
+  /** The value remembered for `key`, if any. */
+  get(key: string): V | undefined {
+    const young = this.#young.get(key);
+    if (young !== undefined) return young;
+    const old = this.#old.get(key);
+    if (old !== undefined) {
+      this.#old.delete(key);
+      this.#keep(key, old);
+    }
+    return old;
+  }
+
+  /** Note `key`'s value: remembered (and true returned) when the key was seen before, else only noted. */
+  note(key: string, value: V): boolean {
+    const hash = textHash(key);
+    if (this.#seen.delete(hash)) {
+      this.#keep(key, value);
+      return true;
+    }
+    if (this.#seen.size >= this.#maxSeen) this.#seen = new Set();
+    this.#seen.add(hash);
+    return false;
+  }
+
+  #keep(key: string, value: V): void {
+    if (this.#young.size >= this.#max / 2) {
+      this.#old = this.#young;
+      this.#young = new Map();
+    }
+    this.#young.set(key, value);
+  }
+}
+
+/** FNV-1a over the text's UTF-16 units, cut to 30 bits. */
+function textHash(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   return hash & 0x3fffffff;

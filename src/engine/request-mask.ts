@@ -1,9 +1,9 @@
+import { SecondSendingMemo } from '../bounded-map.ts';
 import type { FilterNode, Literal, ParsedQuery, Span } from '../syntax/ast.ts';
 import { parseFilter } from '../syntax/filter.ts';
 import type { EngineSettings } from './config.ts';
 import { type MaskedLiteral, maskFilter } from './request-lexer.ts';
 import { markRemembered } from './request-text.ts';
-import { SecondSendingMemo } from './second-sending.ts';
 
 /**
  * The literal memo: requests remembered by their parameters with the filter's string and number literals masked, per
@@ -28,7 +28,7 @@ import { SecondSendingMemo } from './second-sending.ts';
  * too long, outside base64url) sends the request down the ordinary path.
  */
 
-/** Keys kept per engine, as the parse memo keeps texts (second-sending.ts). */
+/** Keys kept per engine, as the parse memo keeps texts (SecondSendingMemo, bounded-map.ts). */
 const MAX_KEYS = 512;
 
 /** Keys seen once, per engine, as 30-bit hashes; forgotten all at once when this many have gathered. */

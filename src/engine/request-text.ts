@@ -1,6 +1,6 @@
+import { SecondSendingMemo } from '../bounded-map.ts';
 import type { ParsedQuery } from '../syntax/ast.ts';
 import type { EngineSettings } from './config.ts';
-import { SecondSendingMemo } from './second-sending.ts';
 
 /**
  * Parsed requests remembered by their exact text, per engine: a client that sends the same parameters again (a page
@@ -11,13 +11,13 @@ import { SecondSendingMemo } from './second-sending.ts';
  * refusal is computed afresh.
  */
 
-/** Requests kept per engine (second-sending.ts). */
+/** Requests kept per engine (SecondSendingMemo, bounded-map.ts). */
 const MAX_REQUESTS = 512;
 
 /** Longer requests are parsed every time (their filter text is still cached): the memo's memory stays small. */
 const MAX_TEXT = 4096;
 
-/** Texts seen once, per engine, kept as hashes until this many have gathered (second-sending.ts). */
+/** Texts seen once, per engine, kept as hashes until this many have gathered (SecondSendingMemo). */
 const MAX_SEEN = 4096;
 
 const memos = new WeakMap<EngineSettings<any>, SecondSendingMemo<ParsedQuery>>();

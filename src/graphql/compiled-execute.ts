@@ -172,7 +172,7 @@ async function runPlan(plan: Plan, args: ExecutionArgs): Promise<ExecutionResult
     try {
       return root.field.resolve!(
         args.rootValue,
-        rootArgs[i]! as Record<string, unknown>,
+        rootArgs[i]!,
         args.contextValue,
         info as unknown as GraphQLResolveInfo,
       );
