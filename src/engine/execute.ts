@@ -1,8 +1,9 @@
 import type { QueryBuilder } from '@mikro-orm/sql';
 import { type StatementGuard, statementGuard } from '../dialect/index.ts';
 import { executionFailed, isListError, queryFailed } from '../errors.ts';
-import { withBoundParameters } from '../orm/bound-execution.ts';
+import { sendCompiled, withBoundParameters } from '../orm/bound-execution.ts';
 import { checkExecutionRoute, executeSendsToQuery } from '../orm/compat.ts';
+import { isCompiledBuilder } from '../orm/query-builder.ts';
 
 /** Options of execute() and executeCount(): none by default (the application owns execution on this path). */
 export interface ExecuteOptions {
@@ -49,6 +50,28 @@ export async function executeOwned<T = Record<string, unknown>>(
 }
 
 /**
+ * The driver's rows of a private builder's statement, as `executeOwned(qb, guard, false)` gives them. A compiled
+ * statement (compiledBuilder()) goes straight to the connection its builder picks (sendCompiled): none of the
+ * builder's own execute() runs, which on a request's way to the database is most of what stands between a known
+ * shape and its statement. Failures become ListErrors as executeOwned() makes them.
+ */
+export async function executeUnmapped<T = Record<string, unknown>>(
+  qb: QueryBuilder<any>,
+  guard?: StatementGuard,
+): Promise<T[]> {
+  if (isCompiledBuilder(qb)) {
+    const { sql, params } = qb.toQuery() as { sql: string; params: readonly unknown[] };
+    try {
+      const sent = sendCompiled(qb, sql, params, guard);
+      if (sent) return (await sent) as T[];
+    } catch (err) {
+      throw isListError(err) ? err : queryFailed(err);
+    }
+  }
+  return executeOwned<T>(qb, guard, false);
+}
+
+/**
  * Count the root rows a QueryBuilder selects (each root row once), with real server-side parameters.
  * Sort, limit and offset are ignored; joins and `distinct` of the base scope cannot inflate the count.
  */
@@ -60,6 +83,17 @@ function guardOf(options: ExecuteOptions | undefined): StatementGuard | undefine
   if (options?.signal === undefined && options?.statementTimeout === undefined && options?.pgSettings === undefined)
     return undefined;
   return statementGuard({}, options);
+}
+
+/**
+ * Count as executeCountOwned() does; a compiled count statement (compiledBuilder(), already shaped as the count) is
+ * sent as executeUnmapped() sends it.
+ */
+export async function countOwned(counter: QueryBuilder<any>, guard?: StatementGuard): Promise<number> {
+  if (!isCompiledBuilder(counter)) return executeCountOwned(counter, guard);
+  const rows = await executeUnmapped<{ count?: unknown }>(counter, guard);
+  // PostgreSQL returns counts as strings (bigint); SQLite and MySQL as numbers.
+  return Number(rows[0]?.count ?? 0);
 }
 
 /** Count as executeCount() does, without copying the QueryBuilder first: for a private builder that is used once. */

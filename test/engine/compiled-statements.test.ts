@@ -5,6 +5,7 @@
  * receives show that the text is reused and that every value travels as a bound parameter.
  */
 import type { EntityManager } from '@mikro-orm/core';
+import { QueryBuilder } from '@mikro-orm/sql';
 import * as assert from 'uvu/assert';
 import { createEngine, type EngineConfig } from '../../src/engine/index.ts';
 import { compiledPages } from '../../src/engine/page/compiled-page.ts';
@@ -93,6 +94,30 @@ eachDialect('compiled statements', { entities: walkEntities, seed: seedWalk }, (
       assert.ok(counts[0]!.values.includes('red'));
     }
     assert.is(texts.size, 1);
+  });
+
+  test("a known shape's page and count go to the connection without the builder's execute()", async ({ em }) => {
+    const { hot, cold } = engines(em);
+    const query = { filter: 'score gt 1', sort: '-score', limit: '2', count: 'true' };
+    await hot.from(base(em.fork())).list(query);
+    const proto = QueryBuilder.prototype as unknown as { execute: (...args: unknown[]) => unknown };
+    const execute = proto.execute;
+    let executed = 0;
+    proto.execute = function (this: unknown, ...args: unknown[]) {
+      executed++;
+      return execute.apply(this, args);
+    };
+    try {
+      const got = await captureDriver(() => hot.from(base(em.fork())).list(query));
+      assert.is(executed, 0, 'no QueryBuilder execute() for a compiled page and count');
+      assert.is(dataCalls(got.calls).length, 1);
+      assert.is(got.calls.filter((c) => /count\(/i.test(c.sql)).length, 1);
+      executed = 0;
+      assert.equal(got.result, await cold.from(base(em.fork())).list(query));
+      assert.ok(executed > 0, 'a fresh plan runs its builders');
+    } finally {
+      proto.execute = execute;
+    }
   });
 
   test('every client value is a bound parameter of the compiled statement', async ({ em }) => {

@@ -10,7 +10,7 @@ import { utcDateColumns } from '../../orm/date-text.ts';
 import type { Paging } from '../../plan/paging.ts';
 import { runAbortable } from '../abort.ts';
 import type { ListContext } from '../config.ts';
-import { executeOwned } from '../execute.ts';
+import { executeOwned, executeUnmapped } from '../execute.ts';
 import { checkPlan } from '../plan-check.ts';
 import { pageItems, readsDriverRows } from '../row-items.ts';
 import type { Scope } from '../scope.ts';
@@ -69,7 +69,11 @@ export async function fetchPage<C extends ListContext>(
   const driverRows = readsDriverRows(scope, qb);
   const sent = driverRows && !tree ? writerGuard(scope, guard) : guard;
   const { inProcess } = scope.keys.dialect;
-  const rows = await runAbortable(guard.signal, () => executeOwned<Item>(qb, sent, !driverRows), inProcess);
+  const rows = await runAbortable(
+    guard.signal,
+    () => (driverRows ? executeUnmapped<Item>(qb, sent) : executeOwned<Item>(qb, sent)),
+    inProcess,
+  );
   // Rows read as arrays (dialect/array-rows.ts): the rows whose keys a cursor needs are made objects for takeKeys().
   const columns = arrayRowColumns(rows);
   const keysOf = (row: Item) => takeKeys(columns ? objectRow(row as unknown as unknown[], columns) : row, keys);

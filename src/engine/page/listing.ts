@@ -15,7 +15,7 @@ import type { ListContext } from '../config.ts';
 import { checkEstimateAvailable, estimateQuery, estimateRows } from '../count/estimate.ts';
 import { countQuery, countRows } from '../count/exact.ts';
 import { type ExplainedStatement, type Explanation, explainStatement } from '../describe/explain.ts';
-import { executeCountOwned } from '../execute.ts';
+import { countOwned } from '../execute.ts';
 import { explainFacets, type Facets, runFacets } from '../facets/run.ts';
 import type { Scope } from '../scope.ts';
 import { explainTree, fillTree, openTree, type Tree } from '../tree/index.ts';
@@ -178,7 +178,7 @@ export async function openListing<C extends ListContext>(
       if (countStatement) {
         const qb = await countStatement();
         if (connection) useConnection(qb, connection);
-        return runAbortable(guard.signal, () => executeCountOwned(qb, guard), scope.keys.dialect.inProcess);
+        return runAbortable(guard.signal, () => countOwned(qb, guard), scope.keys.dialect.inProcess);
       }
       if (!counter) throw new Error('listql: count() of a request that did not ask for it');
       if (resolved.count === 'estimated')

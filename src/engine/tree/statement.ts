@@ -1,13 +1,11 @@
 import type { Dialect, StatementGuard } from '../../dialect/index.ts';
-import { isListError, queryFailed } from '../../errors.ts';
 import type { CursorValue } from '../../keyset/cursor-codec.ts';
-import { sendCompiled } from '../../orm/bound-execution.ts';
 import { useConnection } from '../../orm/connection.ts';
 import { entityManagerOf, isCompiledBuilder, subQueryBuilder } from '../../orm/query-builder.ts';
 import { mapDriverRows } from '../../orm/row-writer.ts';
 import type { AnyQueryBuilder } from '../../plan/plan-query.ts';
 import { runAbortable, throwIfAborted } from '../abort.ts';
-import { executeOwned } from '../execute.ts';
+import { executeOwned, executeUnmapped } from '../execute.ts';
 import type { Row } from './attach.ts';
 import { compiledStatement } from './compiled.ts';
 import { LEVEL_ALIAS, parentAlias } from './link.ts';
@@ -184,22 +182,6 @@ export async function explainedLevel(
 }
 
 /**
- * A compiled statement's driver rows: sent straight to the connection its builder picks (sendCompiled), else by the
- * builder's own execute(); failures become ListErrors as executeOwned() makes them.
- */
-async function sendUnmapped(qb: AnyQueryBuilder, guard: StatementGuard): Promise<Row[]> {
-  const { sql, params } = qb.toQuery() as { sql: string; params: readonly unknown[] };
-  let sent: Promise<unknown[]> | undefined;
-  try {
-    sent = sendCompiled(qb, sql, params, guard);
-    if (sent) return (await sent) as Row[];
-  } catch (err) {
-    throw isListError(err) ? err : queryFailed(err);
-  }
-  return executeOwned<Row>(qb, guard, false);
-}
-
-/**
  * Run one statement of a level on the top page's connection, under the request's guard; an abort stops it first.
  * SQLite's executor turns the event loop and checks the guard's signal before each guarded statement itself, so
  * there the loop is not turned twice; a failure after an abort is the abort's error either way. On a server the
@@ -208,7 +190,7 @@ async function sendUnmapped(qb: AnyQueryBuilder, guard: StatementGuard): Promise
 async function run(site: StatementSite, qb: AnyQueryBuilder, dialect: Dialect, mapped = true): Promise<Row[]> {
   if (site.connection) useConnection(qb, site.connection);
   const { signal } = site.guard;
-  const execute = () => (mapped ? executeOwned<Row>(qb, site.guard) : sendUnmapped(qb, site.guard));
+  const execute = () => (mapped ? executeOwned<Row>(qb, site.guard) : executeUnmapped<Row>(qb, site.guard));
   if (!dialect.inProcess) return runAbortable(signal, execute, false);
   throwIfAborted(signal);
   try {
