@@ -61,12 +61,9 @@ export async function executeUnmapped<T = Record<string, unknown>>(
 ): Promise<T[]> {
   if (isCompiledBuilder(qb)) {
     const { sql, params } = qb.toQuery() as { sql: string; params: readonly unknown[] };
-    try {
-      const sent = sendCompiled(qb, sql, params, guard);
-      if (sent) return (await sent) as T[];
-    } catch (err) {
-      throw isListError(err) ? err : queryFailed(err);
-    }
+    // Undefined when sendCompiled() sends nothing (the builder's execute() does more): then it runs below.
+    const rows = await failSafely(async () => sendCompiled(qb, sql, params, guard));
+    if (rows) return rows as T[];
   }
   return executeOwned<T>(qb, guard, false);
 }
