@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { createEngine, type EngineConfig } from '../../src/engine/index.ts';
 import { compiledPages } from '../../src/engine/page/compiled-page.ts';
 import { Entry, entryPolicy, seedWalk, walkEntities } from '../fixtures/walk.ts';
-import { captureDriver, type DriverCall } from '../helpers/capture.ts';
+import { captureDriver, countCalls, type DriverCall } from '../helpers/capture.ts';
 import { eachDialect } from '../helpers/db.ts';
 
 function base(em: EntityManager) {
@@ -100,23 +100,17 @@ eachDialect('compiled statements', { entities: walkEntities, seed: seedWalk }, (
     const { hot, cold } = engines(em);
     const query = { filter: 'score gt 1', sort: '-score', limit: '2', count: 'true' };
     await hot.from(base(em.fork())).list(query);
-    const proto = QueryBuilder.prototype as unknown as { execute: (...args: unknown[]) => unknown };
-    const execute = proto.execute;
-    let executed = 0;
-    proto.execute = function (this: unknown, ...args: unknown[]) {
-      executed++;
-      return execute.apply(this, args);
-    };
+    const executed = countCalls(QueryBuilder.prototype, 'execute');
     try {
       const got = await captureDriver(() => hot.from(base(em.fork())).list(query));
-      assert.is(executed, 0, 'no QueryBuilder execute() for a compiled page and count');
+      assert.is(executed.count(), 0, 'no QueryBuilder execute() for a compiled page and count');
       assert.is(dataCalls(got.calls).length, 1);
       assert.is(got.calls.filter((c) => /count\(/i.test(c.sql)).length, 1);
-      executed = 0;
+      executed.reset();
       assert.equal(got.result, await cold.from(base(em.fork())).list(query));
-      assert.ok(executed > 0, 'a fresh plan runs its builders');
+      assert.ok(executed.count() > 0, 'a fresh plan runs its builders');
     } finally {
-      proto.execute = execute;
+      executed.restore();
     }
   });
 

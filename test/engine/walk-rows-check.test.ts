@@ -15,6 +15,7 @@ import { checkedRowWriter, entityRows } from '../../src/orm/writer-check.ts';
 import { schema, sortable } from '../../src/policy/index.ts';
 import { Device, rowEntities, seedRows } from '../fixtures/rows.ts';
 import { ENTRIES, Entry, entryPolicy, seedWalk, walkEntities } from '../fixtures/walk.ts';
+import { countCalls } from '../helpers/capture.ts';
 import { eachDialect } from '../helpers/db.ts';
 
 const devicePolicy = schema(Device).expose('id', sortable()).expose('name');
@@ -41,17 +42,7 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
 
 /** Count the rows MikroORM's result mapper maps (the mapped path maps every row it reads). */
 function countMapped(em: EntityManager): { count: () => number; restore: () => void } {
-  const driver = em.getDriver() as unknown as { mapResult: (...args: unknown[]) => unknown };
-  const original = driver.mapResult;
-  let mapped = 0;
-  driver.mapResult = function (this: unknown, ...args: unknown[]) {
-    mapped++;
-    return original.apply(this, args);
-  };
-  const restore = () => {
-    driver.mapResult = original;
-  };
-  return { count: () => mapped, restore };
+  return countCalls(em.getDriver(), 'mapResult');
 }
 
 /** What the mapped path gives for every row of an entity, in primary-key order, filters applied. */

@@ -28,6 +28,27 @@ function patch(target: any, name: string, wrap: (original: Method) => Method): (
   };
 }
 
+/** Count the calls of `target[name]` (each still made) until restore(); reset() starts the count again. */
+export function countCalls(target: object, name: string): { count(): number; reset(): void; restore(): void } {
+  let calls = 0;
+  const restore = patch(
+    target,
+    name,
+    (original) =>
+      function (this: unknown, ...args: unknown[]) {
+        calls++;
+        return original.apply(this, args);
+      },
+  );
+  return {
+    count: () => calls,
+    reset: () => {
+      calls = 0;
+    },
+    restore,
+  };
+}
+
 /**
  * Tell whether a statement is one the statement guard runs around a query, not a data or count query: on PostgreSQL
  * the statement timeout's `begin; set local statement_timeout …` and `rollback`, and the `pg_backend_pid()` a cancel

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { createEngine, type ScopedEngine } from '../../src/engine/index.ts';
 import { isListError } from '../../src/errors.ts';
 import { Cell, cellPolicy, Entry, entryPolicy, seedWalk, walkEntities } from '../fixtures/walk.ts';
-import { asBuilt, captureDriver } from '../helpers/capture.ts';
+import { asBuilt, captureDriver, countCalls } from '../helpers/capture.ts';
 import { eachDialect } from '../helpers/db.ts';
 import { expectSqlIncludes, id, nullsFirst, type PerDialectSql, param, sql } from '../helpers/sql.ts';
 import { walk } from '../helpers/walk.ts';
@@ -313,19 +313,13 @@ eachDialect('engine cursors', { entities: walkEntities, seed: seedWalk }, (test,
   });
 
   test("MikroORM's findByCursor is never used", async ({ em }) => {
-    const proto = EntityManager.prototype as unknown as { findByCursor: (...args: unknown[]) => unknown };
-    const original = proto.findByCursor;
-    let used = 0;
-    proto.findByCursor = function (this: unknown, ...args: unknown[]) {
-      used++;
-      return original.apply(this, args);
-    };
+    const used = countCalls(EntityManager.prototype, 'findByCursor');
     try {
       const { items } = await walk(entries(em), { sort: '-score' }, [3]);
       assert.is(items.length, 20);
     } finally {
-      proto.findByCursor = original;
+      used.restore();
     }
-    assert.is(used, 0);
+    assert.is(used.count(), 0);
   });
 });
